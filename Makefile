@@ -1,0 +1,24 @@
+# Quick start: `make test` (creates .venv, installs the project with its test extra, runs pytest).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: test bench venv clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit("Python 3.11 or newer is needed, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+test: venv
+	$(PY) -m pytest -q
+
+bench: venv
+	$(VENV)/bin/scoreboard bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,669 @@
+"""The game state machine for 2 to 4 players.
+
+A :class:`Game` holds the board, the racks, the bag and the scoresheet. Commands (see
+:mod:`engine.events`) change it: draw, play, pass, exchange, challenge, close the challenge
+window, undo the last play, adjust a score, a time penalty, end the game. It never reads a
+clock and draws only through the injected random generator; every command it applied is
+kept in :attr:`Game.log` with random draws resolved, so ``Game.replay`` rebuilds it.
+
+A play stays provisional while its challenge window is open. The window closes when the
+next player acts (every profile), when the player who laid it draws (``fr``), on
+:meth:`Game.close_window` (the configured time, or every other seat pressing Done) or with
+the ruling of a challenge. Going out and the finish line end the game only then.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .board import Board, Square
+from .errors import (
+    BagError,
+    ChallengeError,
+    CorrectionError,
+    ExchangeNotAllowedError,
+    GameOverError,
+    NotYourTurnError,
+    PlacementError,
+    WindowOpenError,
+)
+from .events import (
+    END_ADJUSTMENTS,
+    AdjustScore,
+    Challenge,
+    ChallengeBonus,
+    ChallengePenalty,
+    CloseWindow,
+    Command,
+    Draw,
+    EndGame,
+    Event,
+    Exchange,
+    Exchanged,
+    OutBonus,
+    Pass,
+    Passed,
+    PenalizeTime,
+    Play,
+    PlayMade,
+    PlayWithdrawn,
+    RackPenalty,
+    ScoreAdjusted,
+    TimePenalty,
+    UndoLastPlay,
+)
+from .lexicon import Lexicon, invalid_words
+from .placement import Placement, validate
+from .rules import ChallengeOutcome, PassScope, RuleProfile, TieRule, TurnKind, WindowCloses
+from .scoring import ScoredPlay, score
+from .tiles import BLANK, Bag, Tile, TileSet, letters_of
+
+
+class Termination(enum.Enum):
+    """Why the game ended."""
+
+    WENT_OUT = "went-out"
+    PASSES = "passes"
+    FINISH_LINE = "finish-line"
+    ENDED_AT_TABLE = "ended-at-table"
+
+
+@dataclass(frozen=True)
+class TallyRow:
+    """One player's line of the final tally."""
+
+    player: int
+    name: str
+    score: int  # before the rack adjustment
+    rack_adjustment: int
+    final: int
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The end-of-game tally: a row per player, the winners, and why the game ended."""
+
+    termination: Termination | None
+    rows: tuple[TallyRow, ...]
+    winners: tuple[int, ...]
+
+    @property
+    def is_tie(self) -> bool:
+        """True when more than one player wins."""
+        return len(self.winners) > 1
+
+
+@dataclass(frozen=True)
+class ChallengeResult:
+    """The ruling on a challenge and what it did."""
+
+    challenger: int
+    player: int
+    valid: bool
+    invalid_words: tuple[str, ...]
+    points: int  # challenger's penalty (negative) or the player's bonus (positive), else 0
+    lost_turn: bool  # the challenger loses a turn
+    plays_again: bool  # fr: the player takes the tiles back and plays again
+
+
+@dataclass
+class _Window:
+    event_index: int
+    player: int
+    scored: ScoredPlay
+    drawn: list[Tile] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Turn:
+    player: int
+    kind: TurnKind
+
+
+def draw_for_first_player(draws: Sequence[Tile], tile_set: TileSet) -> int | None:
+    """Index of the player whose drawn tile is nearest to A (a blank beats all); None on a tie."""
+    keys = [tile_set.order_key(t) for t in draws]
+    best = min(keys)
+    return keys.index(best) if keys.count(best) == 1 else None
+
+
+def choose_first_player(players: int, tile_set: TileSet, rng: random.Random) -> tuple[int, list[list[Tile]]]:
+    """The draw for first player with the bag: tied players draw again.
+
+    Returns the first player and the rounds of draws (a list per round, in seat order,
+    only the tied players drawing from the second round on; others are absent).
+    """
+    contenders = list(range(players))
+    rounds: list[list[Tile]] = []
+    while True:
+        bag = Bag.full(tile_set, rng)
+        draws = bag.draw(len(contenders))
+        rounds.append(draws)
+        keys = [tile_set.order_key(t) for t in draws]
+        best = min(keys)
+        contenders = [p for p, k in zip(contenders, keys) if k == best]
+        if len(contenders) == 1:
+            return contenders[0], rounds
+
+
+class Game:
+    """A game of 2 to 4 players under a :class:`RuleProfile`."""
+
+    def __init__(
+        self,
+        profile: RuleProfile,
+        players: Sequence[str],
+        *,
+        rng: random.Random | None = None,
+        first: int = 0,
+    ) -> None:
+        profile.check_players(len(players))
+        if not 0 <= first < len(players):
+            raise ValueError(f"first player {first!r} is not a seat of {len(players)} players")
+        self.profile = profile
+        self.tile_set: TileSet = profile.tile_set
+        self.players: tuple[str, ...] = tuple(players)
+        self.first = first
+        self.rng = rng if rng is not None else random.Random()
+        self.board = Board()
+        self.bag = Bag.full(self.tile_set, self.rng)
+        self.racks: list[list[Tile]] = [[] for _ in players]
+        self.events: list[Event] = []
+        self.log: list[Command] = []
+        self.turn = first
+        self.termination: Termination | None = None
+        self._window: _Window | None = None
+        self._lose_next: set[int] = set()
+        self._turns: list[_Turn] = []
+        self._placed_by: dict[Square, int] = {}  # square -> index of its PlayMade event
+
+    # --- state -----------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended."""
+        return self.termination is not None
+
+    @property
+    def window_open(self) -> bool:
+        """True while the last play can be challenged."""
+        return self._window is not None
+
+    @property
+    def pending_play(self) -> PlayMade | None:
+        """The play whose challenge window is open."""
+        if self._window is None:
+            return None
+        event = self.events[self._window.event_index]
+        assert isinstance(event, PlayMade)
+        return event
+
+    def score(self, player: int) -> int:
+        """``player``'s score: the sum of their scoresheet events."""
+        return sum(e.points for e in self.events if e.player == player)
+
+    def scores(self) -> list[int]:
+        """Every player's score, in seat order."""
+        totals = [0] * len(self.players)
+        for e in self.events:
+            totals[e.player] += e.points
+        return totals
+
+    def rack(self, player: int) -> str:
+        """``player``'s rack letters (``?`` for blanks)."""
+        return letters_of(self.racks[player])
+
+    def unseen(self, player: int) -> Counter[str]:
+        """Tiles ``player`` cannot see: the bag and the other racks."""
+        seen = Counter(letters_of(t for _, t in self.board.tiles())) + Counter(self.rack(player))
+        return Counter(self.tile_set.counts) - seen
+
+    def tally(self) -> Tally:
+        """Scores, rack adjustments, finals and winners (so far, if the game is on)."""
+        n = len(self.players)
+        adjust = [0] * n
+        final = self.scores()
+        for e in self.events:
+            if isinstance(e, END_ADJUSTMENTS):
+                adjust[e.player] += e.points
+        rows = tuple(
+            TallyRow(p, self.players[p], final[p] - adjust[p], adjust[p], final[p]) for p in range(n)
+        )
+        best = max(final)
+        winners = [p for p in range(n) if final[p] == best]
+        if len(winners) > 1 and self.profile.tie_rule is TieRule.HIGHER_BEFORE_ADJUSTMENT:
+            before = max(rows[p].score for p in winners)
+            winners = [p for p in winners if rows[p].score == before]
+        return Tally(self.termination, rows, tuple(winners))
+
+    # --- commands --------------------------------------------------------------------
+
+    def apply(self, command: Command) -> object:
+        """Apply a journaled command; returns what the matching method returns."""
+        if isinstance(command, Draw):
+            return self.draw(command.player, command.tiles)
+        if isinstance(command, Play):
+            return self.play(command.player, command.placement)
+        if isinstance(command, Pass):
+            return self.pass_turn(command.player)
+        if isinstance(command, Exchange):
+            return self.exchange(command.player, command.tiles, command.drawn)
+        if isinstance(command, Challenge):
+            return self.rule_challenge(command.challenger, command.invalid_words, command.extends_own_phony)
+        if isinstance(command, CloseWindow):
+            return self.close_window()
+        if isinstance(command, UndoLastPlay):
+            return self.undo_last_play()
+        if isinstance(command, AdjustScore):
+            return self.adjust_score(command.player, command.points)
+        if isinstance(command, PenalizeTime):
+            return self.penalize_time(command.player, command.points)
+        if isinstance(command, EndGame):
+            return self.end_game()
+        raise TypeError(f"not a game command: {command!r}")
+
+    @classmethod
+    def replay(
+        cls,
+        profile: RuleProfile,
+        players: Sequence[str],
+        commands: Iterable[Command],
+        *,
+        first: int = 0,
+        rng: random.Random | None = None,
+    ) -> Game:
+        """A game rebuilt from its commands (as kept in :attr:`log`)."""
+        game = cls(profile, players, rng=rng, first=first)
+        for command in commands:
+            game.apply(command)
+        return game
+
+    def deal(self) -> None:
+        """Every player draws a full rack, starting with the first player."""
+        n = len(self.players)
+        for k in range(n):
+            self.draw((self.first + k) % n)
+
+    def draw(self, player: int, tiles: str | None = None) -> list[Tile]:
+        """``player`` fills the rack: with ``tiles`` (rack letters seen) or at random.
+
+        In ``fr`` the draw of the player whose play is pending closes its window.
+        """
+        self._check_player(player)
+        if self.over:
+            raise GameOverError("the game is over; no more draws")
+        room = self.profile.rack_size - len(self.racks[player])
+        if tiles is None:
+            drawn = self.bag.draw(room)
+        else:
+            if len(tiles) > room:
+                raise BagError(
+                    f"{self.players[player]} cannot draw {tiles!r}: the rack has room for {room}"
+                )
+            drawn = self.bag.take(self.tile_set.parse_rack(tiles))
+        self.racks[player].extend(drawn)
+        self.log.append(Draw(player, letters_of(drawn)))
+        w = self._window
+        if w is not None and w.player == player and drawn:
+            w.drawn.extend(drawn)
+            if self.profile.window_closes is WindowCloses.PLAYER_DRAWS:
+                self._close_window()
+        return drawn
+
+    def check_play(self, player: int, placement: Placement) -> ScoredPlay:
+        """Validate and score ``placement`` for ``player`` without changing the game."""
+        self._check_turn(player)
+        rack = self.racks[player]
+        validate(
+            self.board,
+            placement,
+            rack=rack,
+            rack_size=self.profile.rack_size,
+            tile_set=self.tile_set,
+        )
+        unnamed = [p.square for p in placement.tiles if p.tile.letter == BLANK]
+        if unnamed:
+            raise PlacementError(
+                f"the blank at {', '.join(s.name() for s in unnamed)} has no letter yet"
+            )
+        return score(
+            self.board,
+            placement,
+            bingo_tiles=self.profile.bingo_tiles,
+            bingo_bonus=self.profile.bingo_bonus,
+        )
+
+    def play(self, player: int, placement: Placement) -> ScoredPlay:
+        """``player`` lays ``placement``; it is validated, scored and its window opens."""
+        scored = self.check_play(player, placement)
+        self._next_player_acts()
+        rack_before = self.rack(player)
+        position, word = placement.gcg(self.board)
+        for sq, tile in placement.tiles:
+            self.board.place(sq, tile)
+        self._take_from_rack(player, placement.rack_letters())
+        index = len(self.events)
+        self.events.append(
+            PlayMade(
+                player,
+                rack_before,
+                scored.score,
+                position=position,
+                word=word,
+                placement=placement,
+                words=scored.words,
+                bingo=scored.bingo,
+            )
+        )
+        for sq in placement.squares:
+            self._placed_by[sq] = index
+        self._turns.append(_Turn(player, TurnKind.PLAY))
+        self.log.append(Play(player, placement))
+        self._window = _Window(index, player, scored)
+        self._advance()
+        return scored
+
+    def pass_turn(self, player: int) -> None:
+        """``player`` passes (0 points)."""
+        self._check_turn(player)
+        self._next_player_acts()
+        self.events.append(Passed(player, self.rack(player), 0))
+        self.log.append(Pass(player))
+        self._end_turn(player, TurnKind.PASS)
+
+    def exchange(self, player: int, tiles: str, drawn: str | None = None) -> list[Tile]:
+        """``player`` exchanges ``tiles`` (rack letters); ``drawn`` are the new ones, or random.
+
+        Refused while the bag holds fewer tiles than the profile allows.
+        """
+        self._check_turn(player)
+        if not tiles:
+            raise ExchangeNotAllowedError("no tiles to exchange")
+        if len(self.bag) < self.profile.exchange_min_bag:
+            raise ExchangeNotAllowedError(
+                f"the bag holds {len(self.bag)} tiles; exchanging needs at least "
+                f"{self.profile.exchange_min_bag}"
+            )
+        missing = Counter(tiles) - Counter(self.rack(player))
+        if missing:
+            raise ExchangeNotAllowedError(
+                f"tiles {''.join(sorted(missing.elements()))!r} are not on the rack {self.rack(player)!r}"
+            )
+        if drawn is not None and len(drawn) != len(tiles):
+            raise ExchangeNotAllowedError(
+                f"exchanged {len(tiles)} tiles but drew {len(drawn)} ({drawn!r})"
+            )
+        self._next_player_acts()
+        rack_before = self.rack(player)
+        new = self.bag.draw(len(tiles)) if drawn is None else self.bag.take(self.tile_set.parse_rack(drawn))
+        returned = self._take_from_rack(player, tiles)
+        self.bag.put_back(returned)
+        self.racks[player].extend(new)
+        self.events.append(Exchanged(player, rack_before, 0, tiles=tiles))
+        self.log.append(Exchange(player, tiles, letters_of(new)))
+        self._end_turn(player, TurnKind.EXCHANGE)
+        return new
+
+    def challenge(self, challenger: int, lexicon: Lexicon) -> ChallengeResult:
+        """``challenger`` challenges the pending play; ``lexicon`` rules on its words."""
+        w = self._require_window(challenger)
+        bad = invalid_words(w.scored.words, lexicon)
+        phony = bool(bad) and self.profile.phony_extension_rule and self._extends_phony_of(
+            challenger, w, lexicon
+        )
+        return self.rule_challenge(challenger, bad, phony)
+
+    def rule_challenge(
+        self, challenger: int, invalid: Sequence[str] = (), extends_own_phony: bool = False
+    ) -> ChallengeResult:
+        """Apply a ruling on a challenge of the pending play: ``invalid`` words, or none.
+
+        Invalid: the tiles go back to the player's rack (tiles drawn since go back to the
+        bag), 0 points, turn over; with ``extends_own_phony`` (``fr``) the player plays
+        again instead. Valid: the profile's outcome for the challenger or the player.
+        """
+        w = self._require_window(challenger)
+        invalid = tuple(invalid)
+        if extends_own_phony and not (invalid and self.profile.phony_extension_rule):
+            raise ChallengeError("the phony-extension rule applies only to an invalid play under fr")
+        self.log.append(Challenge(challenger, invalid, extends_own_phony))
+        player = w.player
+        if invalid:
+            play = self.events[w.event_index]
+            self._window = None
+            for sq in w.scored.placement.squares:
+                self.board.remove(sq)
+                self._placed_by.pop(sq, None)
+            self._take_from_rack(player, letters_of(w.drawn))
+            self.bag.put_back(w.drawn)
+            self.racks[player].extend(p.tile.unassigned() for p in w.scored.placement.tiles)
+            self.events.append(PlayWithdrawn(player, play.rack, -play.points))
+            turn_index = max(i for i, t in enumerate(self._turns) if t.player == player and t.kind is TurnKind.PLAY)
+            if extends_own_phony:
+                del self._turns[turn_index]
+                self.turn = player
+            else:
+                self._turns[turn_index] = _Turn(player, TurnKind.WITHDRAWN)
+                self._check_pass_end()
+            return ChallengeResult(challenger, player, False, invalid, 0, False, extends_own_phony)
+        outcome = self.profile.challenge_outcome
+        points = 0
+        lost = False
+        if outcome is ChallengeOutcome.CHALLENGER_LOSES_POINTS:
+            points = -self.profile.challenge_penalty
+            self.events.append(ChallengePenalty(challenger, self.rack(challenger), points))
+        elif outcome is ChallengeOutcome.PLAYER_GETS_BONUS:
+            points = self.profile.challenge_bonus
+            self.events.append(ChallengeBonus(player, self.rack(player), points))
+        self._close_window()
+        if outcome is ChallengeOutcome.CHALLENGER_LOSES_TURN and not self.over:
+            lost = True
+            if challenger == self.turn:
+                self._lose_turn(challenger)
+            else:
+                self._lose_next.add(challenger)
+        return ChallengeResult(challenger, player, True, (), points, lost, False)
+
+    def close_window(self) -> None:
+        """Close the pending play's challenge window: the play is final."""
+        self.log.append(CloseWindow())
+        self._close_window()
+
+    def undo_last_play(self) -> PlayMade:
+        """Take back the last play as if it had not been made, with its draws and challenge.
+
+        Allowed while nobody has moved since and the play was not withdrawn. The player's
+        drawn tiles go back to the bag. :attr:`log` afterwards holds the commands that
+        rebuild the new state (the undo itself is not in it).
+        """
+        index = max((i for i, c in enumerate(self.log) if isinstance(c, Play)), default=None)
+        if index is None:
+            raise CorrectionError("there is no play to undo")
+        play = self.log[index]
+        assert isinstance(play, Play)
+        later = self.log[index + 1:]
+        if any(isinstance(c, (Play, Pass, Exchange, EndGame)) for c in later):
+            raise CorrectionError("only the last play can be undone, before anyone else moves")
+        if any(isinstance(c, Challenge) and c.invalid_words for c in later):
+            raise CorrectionError("the last play was already withdrawn after a challenge")
+        event = next(e for e in reversed(self.events) if isinstance(e, PlayMade))
+        kept = [
+            c
+            for c in later
+            if isinstance(c, (AdjustScore, PenalizeTime))
+            or (isinstance(c, Draw) and c.player != play.player)
+        ]
+        rebuilt = Game.replay(self.profile, self.players, self.log[:index], first=self.first, rng=self.rng)
+        if rebuilt.window_open:
+            rebuilt.close_window()  # the earlier play was already final when this one was laid
+        for command in kept:
+            rebuilt.apply(command)
+        self.__dict__.update(rebuilt.__dict__)
+        return event
+
+    def adjust_score(self, player: int, points: int) -> None:
+        """Add ``points`` to ``player``'s score (a correction confirmed at the table)."""
+        self._check_player(player)
+        self.events.append(ScoreAdjusted(player, self.rack(player), points))
+        self.log.append(AdjustScore(player, points))
+
+    def penalize_time(self, player: int, points: int) -> None:
+        """``player`` loses ``points`` (positive) for overtime; also after the end."""
+        self._check_player(player)
+        if points < 0:
+            raise ValueError(f"a time penalty is a positive number of points, not {points!r}")
+        self.events.append(TimePenalty(player, self.rack(player), -points))
+        self.log.append(PenalizeTime(player, points))
+
+    def end_game(self) -> Tally:
+        """End the game at the table: each player subtracts their own rack."""
+        if self.over:
+            raise GameOverError("the game is already over")
+        self.log.append(EndGame())
+        self._window = None
+        self._finish(Termination.ENDED_AT_TABLE)
+        return self.tally()
+
+    # --- internals ---------------------------------------------------------------------
+
+    def _check_player(self, player: int) -> None:
+        if not 0 <= player < len(self.players):
+            raise NotYourTurnError(f"there is no seat {player!r} in a game of {len(self.players)}")
+
+    def _check_turn(self, player: int) -> None:
+        self._check_player(player)
+        if self.over:
+            raise GameOverError("the game is over")
+        w = self._window
+        if w is not None and not self.racks[w.player] and not len(self.bag):
+            raise WindowOpenError(
+                f"{self.players[w.player]} went out; the game ends when the challenge window closes"
+            )
+        if player != self.turn:
+            raise NotYourTurnError(
+                f"it is {self.players[self.turn]}'s turn, not {self.players[player]}'s"
+            )
+
+    def _require_window(self, challenger: int) -> _Window:
+        self._check_player(challenger)
+        w = self._window
+        if w is None:
+            raise ChallengeError("too late: there is no play to challenge")
+        if challenger == w.player:
+            raise ChallengeError(f"{self.players[challenger]} cannot challenge their own play")
+        return w
+
+    def _take_from_rack(self, player: int, letters: str) -> list[Tile]:
+        rack = self.racks[player]
+        taken: list[Tile] = []
+        for ch in letters:
+            for i, t in enumerate(rack):
+                if t.rack_letter == ch:
+                    taken.append(rack.pop(i))
+                    break
+            else:
+                raise BagError(f"tile {ch!r} is not on {self.players[player]}'s rack {self.rack(player)!r}")
+        return taken
+
+    def _next_player_acts(self) -> None:
+        if self._window is not None:
+            self._close_window()
+            if self.over:
+                raise GameOverError("the game is over")
+
+    def _close_window(self) -> None:
+        w = self._window
+        if w is None:
+            return
+        self._window = None
+        if not self.racks[w.player] and not len(self.bag):
+            self._finish(Termination.WENT_OUT, out=w.player)
+        elif self.profile.target and max(self.scores()) >= self.profile.target:
+            self._finish(Termination.FINISH_LINE)
+
+    def _advance(self) -> None:
+        n = len(self.players)
+        self.turn = (self.turn + 1) % n
+        while self.turn in self._lose_next and not self.over:
+            self._lose_next.discard(self.turn)
+            self._lose_turn(self.turn)
+
+    def _lose_turn(self, player: int) -> None:
+        self.events.append(Passed(player, self.rack(player), 0, reason=TurnKind.LOST_TURN))
+        self._end_turn(player, TurnKind.LOST_TURN)
+
+    def _end_turn(self, player: int, kind: TurnKind) -> None:
+        self._turns.append(_Turn(player, kind))
+        if not self._check_pass_end():
+            self._advance()
+
+    def _check_pass_end(self) -> bool:
+        p = self.profile
+        kinds = p.pass_kinds
+        if p.pass_scope is PassScope.ONE_PLAYER:
+            last = self._turns[-1].player
+            run = 0
+            for t in reversed(self._turns):
+                if t.player != last:
+                    continue
+                if t.kind not in kinds:
+                    break
+                run += 1
+            ended = run >= p.pass_count
+        else:
+            run = 0
+            for t in reversed(self._turns):
+                if t.kind not in kinds:
+                    break
+                run += 1
+            ended = run >= p.pass_end_turns(len(self.players))
+        if ended:
+            self._window = None
+            self._finish(Termination.PASSES)
+        return ended
+
+    def _finish(self, termination: Termination, out: int | None = None) -> None:
+        self.termination = termination
+        n = len(self.players)
+        tile_set = self.tile_set
+        if termination is Termination.WENT_OUT:
+            assert out is not None
+            others = [p for p in range(n) if p != out]
+            tiles = "".join(self.rack(p) for p in others)
+            value = tile_set.rack_value(tiles)
+            self.events.append(OutBonus(out, "", value * self.profile.out_bonus_factor, tiles=tiles))
+            if self.profile.others_subtract_on_out:
+                for p in others:
+                    if self.racks[p]:
+                        rack = self.rack(p)
+                        self.events.append(RackPenalty(p, rack, -tile_set.rack_value(rack)))
+        elif termination in (Termination.PASSES, Termination.ENDED_AT_TABLE):
+            for p in range(n):
+                if self.racks[p]:
+                    rack = self.rack(p)
+                    self.events.append(RackPenalty(p, rack, -tile_set.rack_value(rack)))
+
+    def _extends_phony_of(self, challenger: int, w: _Window, lexicon: Lexicon) -> bool:
+        """fr: does an invalid word of the pending play extend a phony that ``challenger`` laid?"""
+        new = set(w.scored.placement.squares)
+        for word in w.scored.words:
+            if word.text in lexicon:
+                continue
+            old_plays = {self._placed_by[sq] for sq in word.squares if sq not in new and sq in self._placed_by}
+            for index in old_plays:
+                earlier = self.events[index]
+                if not isinstance(earlier, PlayMade) or earlier.player != challenger:
+                    continue
+                squares = set(word.squares)
+                for old_word in earlier.words:
+                    if old_word.text not in lexicon and set(old_word.squares) <= squares:
+                        return True
+        return False
+
+    def __repr__(self) -> str:
+        state = self.termination.value if self.termination else f"turn {self.players[self.turn]}"
+        return f"<Game {self.profile.name} {len(self.players)} players, {state}, scores {self.scores()}>"

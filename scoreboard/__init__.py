@@ -1,0 +1,1 @@
+"""Scoreboard for an RFID Scrabble-style board running on a Raspberry Pi."""

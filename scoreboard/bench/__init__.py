@@ -1,0 +1,35 @@
+"""Benchmarks behind ``scoreboard bench``: each module's ``run()`` returns named figures.
+
+Benchmarks print figures; tests never assert on timing (the machines are shared).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from collections.abc import Callable
+
+from . import engine_bench
+
+# (name, what it measures, runner) in the order they are printed.
+BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
+    ("engine", "validate, score and apply one play; replay whole GCG games", engine_bench.run),
+]
+
+
+def run_all(json_output: bool = False) -> int:
+    """Run every benchmark, print the figures (and one JSON line with ``json_output``)."""
+    figures: dict[str, float] = {}
+    print(f"# {platform.python_implementation()} {platform.python_version()} on "
+          f"{platform.machine()}, {platform.system()} {platform.release()}")
+    for name, what, runner in BENCHMARKS:
+        print(f"[{name}] {what}")
+        result = runner()
+        for key, value in result.items():
+            print(f"  {key:24s} {value:12.2f}")
+        figures.update(result)
+        sys.stdout.flush()
+    if json_output:
+        print(json.dumps({k: round(v, 3) for k, v in figures.items()}))
+    return 0

@@ -1,0 +1,771 @@
+"""Configuration: one TOML file with documented defaults, validated, plus the state directory.
+
+The file has one table per section; every key is optional::
+
+    [game]
+    rules = "fr"
+    players = ["Anna", "Ben", "Cleo"]
+
+    [paths]
+    state_dir = "/var/lib/scoreboard"
+
+Every key is declared once in :data:`OPTIONS`: dotted key, default (as a TOML value), a
+one-line doc and a parser that turns a TOML value into the typed value or raises
+:class:`ValueError` saying what is allowed. A new section adds its entries there, a frozen
+dataclass for its values, an entry in :data:`SECTIONS` and a field on :class:`Config`.
+:func:`default_toml` writes the whole file, every key with its default and doc.
+``--set KEY=VALUE`` overrides (from the command line) apply on top of the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import difflib
+import math
+import os
+import re
+import textwrap
+import tomllib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.errors import ScoreboardError, UnknownProfileError, VariantError
+from engine.rules import MoveLimitAction, RuleProfile, get_profile, profile_names
+
+__all__ = [
+    "OPTIONS",
+    "SECTIONS",
+    "Config",
+    "ConfigError",
+    "GameConfig",
+    "Option",
+    "PathsConfig",
+    "config_to_dict",
+    "default_toml",
+    "load_config",
+    "state_dir",
+]
+
+SET_SOURCE = "--set"
+"""The ``source`` of a :class:`ConfigError` raised by a ``--set`` override."""
+
+
+class ConfigError(ScoreboardError, ValueError):
+    """A configuration file, ``--set`` override or state directory that cannot be used.
+
+    The message reads ``SOURCE: KEY: what is wrong; what is allowed``. ``key`` is the
+    dotted key (or section) concerned, None when the file as a whole is bad; ``source``
+    is the file or ``--set`` the value came from, when known.
+    """
+
+    def __init__(
+        self, message: str, *, key: str | None = None, source: str | Path | None = None
+    ) -> None:
+        self.message = message
+        self.key = key
+        self.source = str(source) if source is not None else None
+        super().__init__(": ".join(p for p in (self.source, key, message) if p))
+
+    def with_source(self, source: str | Path | None) -> ConfigError:
+        """The same error, naming ``source`` as where the value came from."""
+        return ConfigError(self.message, key=self.key, source=source)
+
+
+# --- TOML values in messages and in the generated file -----------------------------------
+
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_string(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else _toml_string(key)
+
+
+def _toml(value: object) -> str:
+    """``value`` written as a TOML value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_toml_key(str(k))} = {_toml(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
+        return value.isoformat()
+    raise TypeError(f"no TOML form for {type(value).__name__}")
+
+
+def _show(value: object, limit: int = 60) -> str:
+    """``value`` as TOML, shortened for a message."""
+    text = _toml(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _kind(value: object) -> str:
+    """What kind of TOML value ``value`` is, for a message."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return "a date/time"
+
+
+def _one_of(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _closest(word: str, candidates: Sequence[str]) -> str | None:
+    """The candidate closest to ``word`` (ignoring case), if any is close."""
+    folded = {c.casefold(): c for c in candidates}
+    match = difflib.get_close_matches(word.casefold(), list(folded), n=1, cutoff=0.6)
+    return folded[match[0]] if match else None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)  # TOML true is not 1
+
+
+# --- parsers ------------------------------------------------------------------------------
+
+
+class Parser:
+    """Turns a TOML value into a typed value; raises ValueError saying what is allowed."""
+
+    expects = "a value"  # the kind of TOML value wanted, for "is a string, not ..."
+
+    def allowed(self) -> str:
+        """What is allowed, for messages and the generated file: ``7 or 9``."""
+        raise NotImplementedError
+
+    def __call__(self, value: object) -> Any:
+        raise NotImplementedError
+
+    def wrong_type(self, value: object) -> ValueError:
+        """The error for a value of the wrong TOML type."""
+        return ValueError(
+            f"{_show(value)} is {_kind(value)}, not {self.expects}; use {self.allowed()}"
+        )
+
+    def not_allowed(self, value: object, hint: str = "") -> ValueError:
+        """The error for a value of the right type that is not allowed."""
+        return ValueError(f"{_show(value)} is not allowed{hint}; use {self.allowed()}")
+
+
+class Choice(Parser):
+    """One of a fixed set of strings (or a set computed when needed)."""
+
+    expects = "a string"
+
+    def __init__(self, choices: Sequence[str] | Callable[[], Sequence[str]]) -> None:
+        self._choices = choices
+
+    def choices(self) -> tuple[str, ...]:
+        """The allowed strings."""
+        return tuple(self._choices() if callable(self._choices) else self._choices)
+
+    def allowed(self) -> str:
+        return _one_of([_toml(c) for c in self.choices()])
+
+    def __call__(self, value: object) -> str:
+        if not isinstance(value, str):
+            raise self.wrong_type(value)
+        choices = self.choices()
+        if value not in choices:
+            guess = _closest(value, choices)
+            raise self.not_allowed(value, f" (did you mean {_toml(guess)}?)" if guess else "")
+        return value
+
+
+class IntChoice(Parser):
+    """One of a fixed set of whole numbers."""
+
+    expects = "a whole number"
+
+    def __init__(self, choices: Sequence[int]) -> None:
+        self.choices = tuple(choices)
+
+    def allowed(self) -> str:
+        return _one_of([str(c) for c in self.choices])
+
+    def __call__(self, value: object) -> int:
+        if not _is_int(value):
+            raise self.wrong_type(value)
+        assert isinstance(value, int)
+        if value not in self.choices:
+            raise self.not_allowed(value)
+        return value
+
+
+class Count(Parser):
+    """A whole number, ``minimum`` or more."""
+
+    expects = "a whole number"
+
+    def __init__(self, minimum: int = 0) -> None:
+        self.minimum = minimum
+
+    def allowed(self) -> str:
+        return f"a whole number, {self.minimum} or more"
+
+    def __call__(self, value: object) -> int:
+        if not _is_int(value):
+            raise self.wrong_type(value)
+        assert isinstance(value, int)
+        if value < self.minimum:
+            raise self.not_allowed(value)
+        return value
+
+
+class AutoOrCount(Parser):
+    """``"auto"`` or a whole number, ``minimum`` or more."""
+
+    expects = '"auto" or a whole number'
+
+    def __init__(self, minimum: int = 0) -> None:
+        self.count = Count(minimum)
+
+    def allowed(self) -> str:
+        return f'"auto" or {self.count.allowed()}'
+
+    def __call__(self, value: object) -> int | Literal["auto"]:
+        if value == "auto":
+            return "auto"
+        if isinstance(value, str):
+            raise self.not_allowed(value)
+        if not _is_int(value):
+            raise self.wrong_type(value)
+        assert isinstance(value, int)
+        if value < self.count.minimum:
+            raise self.not_allowed(value)
+        return value
+
+
+class Names(Parser):
+    """A list of ``low`` to ``high`` distinct, non-empty names (stripped of outer spaces)."""
+
+    expects = "a list of names"
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low = low
+        self.high = high
+
+    def allowed(self) -> str:
+        return f'a list of {self.low} to {self.high} distinct names, e.g. ["Anna", "Ben"]'
+
+    def __call__(self, value: object) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise self.wrong_type(value)
+        names: list[str] = []
+        for number, item in enumerate(value, 1):
+            if not isinstance(item, str):
+                raise ValueError(
+                    f"name {number} ({_show(item)}) is {_kind(item)}, not a string;"
+                    f" use {self.allowed()}"
+                )
+            name = item.strip()
+            if not name:
+                raise ValueError(f"name {number} is empty; use {self.allowed()}")
+            if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
+                raise ValueError(
+                    f"name {number} ({_show(item)}) contains a control character;"
+                    f" use {self.allowed()}"
+                )
+            names.append(name)
+        if not self.low <= len(names) <= self.high:
+            plural = "" if len(names) == 1 else "s"
+            raise ValueError(f"{_show(value)} has {len(names)} name{plural}; use {self.allowed()}")
+        seen: dict[str, str] = {}
+        for name in names:
+            other = seen.get(name.casefold())
+            if other is not None:
+                same = (
+                    f"{_show(name)} is given twice"
+                    if other == name
+                    else f"{_show(other)} and {_show(name)} are the same name"
+                )
+                raise ValueError(f"{same}; use {self.allowed()}")
+            seen[name.casefold()] = name
+        return tuple(names)
+
+
+class DirPath(Parser):
+    """``""`` (the default location), an absolute path or a path starting with ``~``."""
+
+    expects = "a string"
+
+    def allowed(self) -> str:
+        return '"" (the default), an absolute path or a path starting with ~'
+
+    def __call__(self, value: object) -> str:
+        if not isinstance(value, str):
+            raise self.wrong_type(value)
+        if "\0" in value:
+            raise self.not_allowed(value, " (it contains a NUL character)")
+        if value and not (value.startswith("~") or os.path.isabs(value)):
+            raise self.not_allowed(value, " (a relative path)")
+        return value
+
+
+# --- the schema ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """One configuration key: dotted key, default TOML value, one-line doc, parser."""
+
+    key: str
+    default: Any
+    doc: str
+    parse: Parser
+
+    @property
+    def section(self) -> str:
+        """The section (TOML table) the key is in: ``game``."""
+        return self.key.partition(".")[0]
+
+    @property
+    def name(self) -> str:
+        """The key inside its section: ``rules``."""
+        return self.key.partition(".")[2]
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """The ``[game]`` section: rule profile, players and rule variants."""
+
+    rules: str = "de"
+    players: tuple[str, ...] = ("Player 1", "Player 2")
+    rack: int = 7
+    target: int = 0
+    challenge: str = "double"
+    move_limit: int = 0
+    move_limit_action: str = "warn"
+    clock: int = 0
+    overtime: int | Literal["auto"] = "auto"
+
+
+@dataclass(frozen=True)
+class PathsConfig:
+    """The ``[paths]`` section: where the scoreboard keeps its files."""
+
+    state_dir: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section (TOML table) of the file: its doc and the dataclass holding its values."""
+
+    doc: str
+    values: type[Any]
+
+
+SECTIONS: dict[str, Section] = {
+    "game": Section("The game: rule profile, players and rule variants.", GameConfig),
+    "paths": Section("Where the scoreboard keeps its files.", PathsConfig),
+}
+"""Every section, in file order; each is a field of :class:`Config` with the same name."""
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "game.rules",
+        "de",
+        "Rule profile the game is played by.",
+        Choice(profile_names),
+    ),
+    Option(
+        "game.players",
+        ["Player 1", "Player 2"],
+        "Player names in turn order (en-tournament is for 2 players).",
+        Names(2, 4),
+    ),
+    Option(
+        "game.rack",
+        7,
+        "Tiles on a rack: 7, or 9 for the 9-tile variant (a bingo is still 7 tiles or more).",
+        IntChoice((7, 9)),
+    ),
+    Option(
+        "game.target",
+        0,
+        "Finish-line target score: the game ends when a play reaches it; 0 = off.",
+        Count(0),
+    ),
+    Option(
+        "game.challenge",
+        "double",
+        "en-tournament only: double (a wrong challenger loses the turn) or five"
+        " (the player gets 5 points per wrong challenge).",
+        Choice(("double", "five")),
+    ),
+    Option(
+        "game.move_limit",
+        0,
+        "Time limit per move in seconds; 0 = off.",
+        Count(0),
+    ),
+    Option(
+        "game.move_limit_action",
+        "warn",
+        "When the move limit runs out: warn, or pass the turn.",
+        Choice(tuple(a.value for a in MoveLimitAction)),
+    ),
+    Option(
+        "game.clock",
+        0,
+        "Game clock in minutes per player; 0 = off.",
+        Count(0),
+    ),
+    Option(
+        "game.overtime",
+        "auto",
+        'Penalty points per started minute over the game clock; "auto" = the profile\'s'
+        " default (10 for en-tournament with a clock, else 0).",
+        AutoOrCount(0),
+    ),
+    Option(
+        "paths.state_dir",
+        "",
+        'Directory for game records and state; "" = $STATE_DIRECTORY (systemd), else'
+        " $XDG_STATE_HOME/scoreboard, else ~/.local/state/scoreboard.",
+        DirPath(),
+    ),
+)
+"""Every configuration key, in file order."""
+
+_BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration; ``source`` is the file it was read from (None: defaults)."""
+
+    game: GameConfig = field(default_factory=GameConfig)
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    source: Path | None = None
+
+    def rule_profile(self) -> RuleProfile:
+        """The rule profile ``game.rules`` with the variants of ``[game]`` applied.
+
+        Raises :class:`ConfigError` naming the key when a variant or the number of
+        players is not allowed for the profile.
+        """
+        g = self.game
+        try:
+            base = get_profile(g.rules)
+        except UnknownProfileError as e:
+            raise ConfigError(str(e), key="game.rules") from None
+        variants: dict[str, tuple[str, Any]] = {  # with_variants argument: (key, value)
+            "rack": ("game.rack", g.rack),
+            "target": ("game.target", g.target),
+            "challenge": ("game.challenge", g.challenge if g.rules == "en-tournament" else None),
+            "move_limit": ("game.move_limit", g.move_limit),
+            "move_limit_action": ("game.move_limit_action", g.move_limit_action),
+            "clock": ("game.clock", g.clock),
+            "overtime": ("game.overtime", None if g.overtime == "auto" else g.overtime),
+        }
+        try:
+            profile = base.with_variants(**{arg: value for arg, (_, value) in variants.items()})
+        except VariantError as e:
+            raise ConfigError(str(e), key=_failing_variant(base, variants)) from None
+        try:
+            profile.check_players(len(g.players))
+        except VariantError as e:
+            raise ConfigError(str(e), key="game.players") from None
+        return profile
+
+
+def _failing_variant(base: RuleProfile, variants: Mapping[str, tuple[str, Any]]) -> str:
+    """The key of the first variant that ``base`` rejects on its own (else ``game``)."""
+    for arg, (key, value) in variants.items():
+        try:
+            base.with_variants(**{arg: value})
+        except VariantError:
+            return key
+    return "game"
+
+
+# --- loading ------------------------------------------------------------------------------
+
+
+def _xdg_dir(variable: str, fallback: str) -> Path:
+    """``$variable`` when set to an absolute path (the XDG rule), else ``~/fallback``."""
+    value = os.environ.get(variable, "")
+    return Path(value) if os.path.isabs(value) else Path.home() / fallback
+
+
+def default_config_path() -> Path:
+    """``$XDG_CONFIG_HOME/scoreboard/config.toml`` (default ``~/.config/...``)."""
+    return _xdg_dir("XDG_CONFIG_HOME", ".config") / "scoreboard" / "config.toml"
+
+
+def _config_file(path: str | Path | None) -> tuple[Path | None, str]:
+    """The file to read and how it was chosen; (None, "") when there is none."""
+    if path is not None:
+        return Path(path).expanduser(), ""
+    env = os.environ.get("SCOREBOARD_CONFIG", "")
+    if env:
+        return Path(env).expanduser(), " (from $SCOREBOARD_CONFIG)"
+    default = default_config_path()
+    return (default, "") if default.exists() else (None, "")
+
+
+def _read_toml(file: Path, how: str) -> dict[str, Any]:
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"no such config file{how}", source=file) from None
+    except IsADirectoryError:
+        raise ConfigError(f"is a directory, not a config file{how}", source=file) from None
+    except OSError as e:
+        raise ConfigError(
+            f"cannot read the config file{how}: {e.strerror or e}", source=file
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise ConfigError(
+            f"not UTF-8 text: byte 0x{raw[e.start]:02x} on line {line}; save the file as UTF-8",
+            source=file,
+        ) from None
+    try:
+        return tomllib.loads(text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as e:  # the message ends "(at line L, column C)"
+        raise ConfigError(f"not valid TOML: {e}", source=file) from None
+
+
+def _unknown(key: str, source: str | Path | None) -> ConfigError:
+    """The error for a section or key that is not in the schema, with a suggestion."""
+    section, _, name = key.partition(".")
+    if section not in SECTIONS:
+        owners = [o.key for o in OPTIONS if o.name == key]  # "rack" outside [game]
+        guess = owners[0] if owners else _closest(section, list(SECTIONS))
+        hint = f" (did you mean {guess}?)" if guess else ""
+        return ConfigError(
+            f"unknown section{hint}; known sections: {', '.join(SECTIONS)}",
+            key=key if owners else section,
+            source=source,
+        )
+    names = [o.name for o in OPTIONS if o.section == section]
+    if not name:
+        return ConfigError(
+            f"is a section, not a key; use {section}.KEY with KEY one of: {', '.join(names)}",
+            key=section,
+            source=source,
+        )
+    owners = [o.key for o in OPTIONS if o.name == name]  # a key in the wrong section
+    guess = owners[0] if owners else _closest(name, names)
+    if guess and not owners:
+        guess = f"{section}.{guess}"
+    hint = f" (did you mean {guess}?)" if guess else ""
+    return ConfigError(
+        f"unknown key{hint}; known keys in [{section}]: {', '.join(names)}", key=key, source=source
+    )
+
+
+def _file_items(data: Mapping[str, Any], source: Path) -> Iterator[tuple[str, Any]]:
+    """(dotted key, TOML value) of every setting in a parsed file; unknown keys raise."""
+    for section, table in data.items():
+        if section not in SECTIONS:
+            raise _unknown(section, source)
+        if not isinstance(table, dict):
+            raise ConfigError(
+                f"{_show(table)} is {_kind(table)}, not a table; write the settings"
+                f" under a [{section}] line",
+                key=section,
+                source=source,
+            )
+        for name, value in table.items():
+            key = f"{section}.{name}"
+            if key not in _BY_KEY:
+                raise _unknown(key, source)
+            yield key, value
+
+
+def _toml_or_string(text: str) -> Any:
+    """``text`` as a TOML value, or ``text`` itself when it is not one."""
+    try:
+        document = tomllib.loads(f"value = {text}")
+    except tomllib.TOMLDecodeError:
+        return text
+    return document["value"] if document.keys() == {"value"} else text
+
+
+def _override_item(item: str) -> tuple[str, Any]:
+    """(dotted key, value) of a ``KEY=VALUE`` override; unknown keys raise."""
+    key, sep, text = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(
+            f'{item!r} is not KEY=VALUE; e.g. game.rack=9 or game.players=["Anna", "Ben"]',
+            source=SET_SOURCE,
+        )
+    if key not in _BY_KEY:
+        raise _unknown(key, SET_SOURCE)
+    return key, _toml_or_string(text.strip())
+
+
+def _parse(key: str, value: Any, source: str | Path) -> Any:
+    try:
+        return _BY_KEY[key].parse(value)
+    except ValueError as e:
+        raise ConfigError(str(e), key=key, source=source) from None
+
+
+def _build(values: Mapping[str, Any], source: Path | None) -> Config:
+    sections = {
+        name: section.values(**{o.name: values[o.key] for o in OPTIONS if o.section == name})
+        for name, section in SECTIONS.items()
+    }
+    return Config(**sections, source=source)
+
+
+def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -> Config:
+    """Read and check the configuration; every problem is a :class:`ConfigError`.
+
+    ``path`` None: ``$SCOREBOARD_CONFIG`` when set, else
+    ``$XDG_CONFIG_HOME/scoreboard/config.toml`` (default ``~/.config/scoreboard/``) when
+    that file exists, else the defaults. A file named explicitly (argument or variable)
+    must exist. ``overrides`` are ``KEY=VALUE`` strings applied after the file; VALUE is a
+    TOML value, or a plain string when it does not parse as one (``game.rules=fr``).
+    The rule profile and player count are checked too (see :meth:`Config.rule_profile`).
+    """
+    file, how = _config_file(path)
+    values: dict[str, Any] = {o.key: o.parse(o.default) for o in OPTIONS}
+    origin: dict[str, str | Path] = {}
+    if file is not None:
+        for key, value in _file_items(_read_toml(file, how), file):
+            values[key] = _parse(key, value, file)
+            origin[key] = file
+    for item in overrides:
+        key, value = _override_item(item)
+        values[key] = _parse(key, value, SET_SOURCE)
+        origin[key] = SET_SOURCE
+    config = _build(values, file)
+    try:
+        config.rule_profile()
+    except ConfigError as e:
+        raise e.with_source(origin.get(e.key or "", file)) from None
+    return config
+
+
+# --- state directory ----------------------------------------------------------------------
+
+
+def _state_dir_path(config: Config) -> tuple[Path, str]:
+    """The state directory and where it comes from, for messages."""
+    if config.paths.state_dir:
+        where = f"paths.state_dir in {config.source}" if config.source else "paths.state_dir"
+        return Path(config.paths.state_dir).expanduser(), where
+    systemd = [p for p in os.environ.get("STATE_DIRECTORY", "").split(":") if p]
+    if systemd:
+        return Path(systemd[0]), "$STATE_DIRECTORY"
+    xdg = os.environ.get("XDG_STATE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg) / "scoreboard", "$XDG_STATE_HOME"
+    return Path.home() / ".local" / "state" / "scoreboard", "the default"
+
+
+def state_dir(config: Config, create: bool = True) -> Path:
+    """The directory for game records and state (see ``paths.state_dir``).
+
+    With ``create`` a missing directory is made (mode 0o700, parents as needed); one that
+    cannot be made is a :class:`ConfigError` naming the path.
+    """
+    try:
+        path, where = _state_dir_path(config)
+    except RuntimeError as e:  # no home directory to expand ~ with
+        raise ConfigError(f"no state directory: {e}", key="paths.state_dir") from None
+    if create and not path.is_dir():
+        try:
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except FileExistsError:
+            raise ConfigError(
+                f"{path} (from {where}) exists but is not a directory", key="paths.state_dir"
+            ) from None
+        except OSError as e:
+            raise ConfigError(
+                f"cannot create the state directory {path} (from {where}): {e.strerror or e}",
+                key="paths.state_dir",
+            ) from None
+    return path
+
+
+# --- output -------------------------------------------------------------------------------
+
+
+def _plain(value: object) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:
+    """The settings as ``{section: {key: value}}`` with TOML-type values (lists, not tuples)."""
+    result: dict[str, dict[str, Any]] = {}
+    for name in SECTIONS:
+        values = getattr(config, name)
+        result[name] = {f.name: _plain(getattr(values, f.name)) for f in dataclasses.fields(values)}
+    return result
+
+
+def _comment(text: str) -> list[str]:
+    return textwrap.wrap(text, width=88, initial_indent="# ", subsequent_indent="# ")
+
+
+def default_toml() -> str:
+    """A complete config file: every key with its default, doc and allowed values."""
+    lines = [
+        "# Scoreboard configuration (TOML). Every key is listed with its default value;",
+        "# leave a key out to keep its default. Unknown keys are errors.",
+        "# Override a key on the command line with --set KEY=VALUE, e.g. --set game.rack=9.",
+    ]
+    for name, section in SECTIONS.items():
+        lines += ["", *_comment(section.doc), f"[{_toml_key(name)}]"]
+        for option in OPTIONS:
+            if option.section == name:
+                lines += [
+                    "",
+                    *_comment(option.doc),
+                    *_comment(f"Allowed: {option.parse.allowed()}."),
+                ]
+                lines.append(f"{_toml_key(option.name)} = {_toml(option.default)}")
+    return "\n".join(lines) + "\n"
