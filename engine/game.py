@@ -570,10 +570,12 @@ class Game:
         return taken
 
     def _next_player_acts(self) -> None:
+        """The next player's move closes the pending window (logged, so replays agree)."""
         if self._window is not None:
+            self.log.append(CloseWindow())
             self._close_window()
             if self.over:
-                raise GameOverError("the game is over")
+                raise GameOverError(f"the game is over: {self.termination.value}")  # type: ignore[union-attr]
 
     def _close_window(self) -> None:
         w = self._window

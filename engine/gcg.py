@@ -273,7 +273,10 @@ def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecor
             return ev(Kind.ADJUST, nick, rack, amount, total, line=number)
         if not _is_rack(inner):
             raise GcgError(f"unknown event {body[-1]!r}", number)
-        kind = Kind.END_RACKS if amount_text.startswith("+") else Kind.RACK_PENALTY
+        # Going out: `(RACKS) +N`, no rack of one's own. A rack penalty: `RACK (RACK) -N`
+        # (a rack of blanks only costs 0, sometimes written +0).
+        going_out = rack is None or (amount_text.startswith("+") and amount > 0)
+        kind = Kind.END_RACKS if going_out else Kind.RACK_PENALTY
         return ev(kind, nick, rack, amount, total, tiles=inner, line=number)
     if body and body[-1] == "--":
         return ev(Kind.WITHDRAW, nick, rack_from(body, 1), amount, total, line=number)
@@ -342,7 +345,8 @@ def format_event(e: GcgEvent) -> str:
         body = f"({e.tiles})"
     else:
         body = f"({e.kind.value})"
-    return f">{e.nick}: {e.rack or ''} {body} {e.score:+d} {e.total}"
+    amount = f"-{-e.score}" if e.kind is Kind.RACK_PENALTY else f"{e.score:+d}"
+    return f">{e.nick}: {e.rack or ''} {body} {amount} {e.total}"
 
 
 def nick_for(name: str, taken: set[str]) -> str:

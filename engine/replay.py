@@ -48,6 +48,9 @@ class ReplayReport:
         return not self.disagreements
 
 
+_MOVES = (Kind.PLAY, Kind.PASS, Kind.EXCHANGE, Kind.WITHDRAW)
+
+
 class _Replayer:
     def __init__(self, record: GcgRecord, profile: RuleProfile) -> None:
         self.record = record
@@ -57,7 +60,7 @@ class _Replayer:
         self.totals = {p.nick: 0 for p in record.players}
         self.found: list[Disagreement] = []
         self.plays: dict[str, tuple[GcgEvent, Placement]] = {}
-        self.previous: GcgEvent | None = None
+        self.last_move: GcgEvent | None = None  # the last play, pass, exchange or withdrawal
 
     def disagree(self, e: GcgEvent, check: str, recorded: object, computed: object) -> None:
         self.found.append(Disagreement(e.line, check, str(recorded), str(computed)))
@@ -80,7 +83,8 @@ class _Replayer:
             if expected != e.total:
                 self.disagree(e, f"total of {e.nick}", e.total, expected)
             self.totals[e.nick] = e.total
-            self.previous = e
+            if e.kind in _MOVES:
+                self.last_move = e
         return ReplayReport(self.profile, len(self.record.events), tuple(self.found), self.board, self.totals)
 
     def play(self, e: GcgEvent) -> None:
@@ -141,7 +145,7 @@ class _Replayer:
         return Placement(tiles)
 
     def withdraw(self, e: GcgEvent) -> None:
-        prev = self.previous
+        prev = self.last_move
         if prev is None or prev.kind is not Kind.PLAY or prev.nick != e.nick:
             self.disagree(e, "withdrawal", f"{e.nick} --", f"no play of {e.nick} just before")
             return
