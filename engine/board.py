@@ -70,13 +70,13 @@ class Square(NamedTuple):
             raise NotationError(f"not a square: {name!r} (columns A-O, rows 1-15)") from None
 
     @classmethod
-    def from_index(cls, index: int) -> Square:
-        """The square at ``row * 15 + col``."""
-        return _SQUARES[index]
+    def from_cell(cls, cell: int) -> Square:
+        """The square at cell number ``row * 15 + col``."""
+        return _SQUARES[cell]
 
     @property
-    def index(self) -> int:
-        """``row * 15 + col``."""
+    def cell(self) -> int:
+        """Cell number ``row * 15 + col`` (the index into :attr:`Board.cells`)."""
         return self.row * SIZE + self.col
 
     def name(self) -> str:
@@ -126,6 +126,8 @@ class Position(NamedTuple):
     def from_gcg(cls, text: str) -> Position:
         """Parse ``'8D'`` (across) or ``'D8'`` (down)."""
         t = text.strip().upper()
+        if any(ch.isspace() for ch in t):
+            raise NotationError(f"not a play position: {text!r} (e.g. 8D across, D8 down)")
         if t[:1].isdigit():
             digits = t.rstrip(COLUMNS)
             name = t[len(digits):] + digits

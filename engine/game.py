@@ -249,19 +249,23 @@ class Game:
         if isinstance(command, Play):
             return self.play(command.player, command.placement)
         if isinstance(command, Pass):
-            return self.pass_turn(command.player)
+            self.pass_turn(command.player)
+            return None
         if isinstance(command, Exchange):
             return self.exchange(command.player, command.tiles, command.drawn)
         if isinstance(command, Challenge):
             return self.rule_challenge(command.challenger, command.invalid_words, command.extends_own_phony)
         if isinstance(command, CloseWindow):
-            return self.close_window()
+            self.close_window()
+            return None
         if isinstance(command, UndoLastPlay):
             return self.undo_last_play()
         if isinstance(command, AdjustScore):
-            return self.adjust_score(command.player, command.points)
+            self.adjust_score(command.player, command.points)
+            return None
         if isinstance(command, PenalizeTime):
-            return self.penalize_time(command.player, command.points)
+            self.penalize_time(command.player, command.points)
+            return None
         if isinstance(command, EndGame):
             return self.end_game()
         raise TypeError(f"not a game command: {command!r}")
@@ -388,6 +392,10 @@ class Game:
                 f"the bag holds {len(self.bag)} tiles; exchanging needs at least "
                 f"{self.profile.exchange_min_bag}"
             )
+        if len(tiles) > len(self.bag):
+            raise ExchangeNotAllowedError(
+                f"the bag holds {len(self.bag)} tiles; {len(tiles)} cannot be exchanged"
+            )
         missing = Counter(tiles) - Counter(self.rack(player))
         if missing:
             raise ExchangeNotAllowedError(
@@ -441,7 +449,8 @@ class Game:
             self._take_from_rack(player, letters_of(w.drawn))
             self.bag.put_back(w.drawn)
             self.racks[player].extend(p.tile.unassigned() for p in w.scored.placement.tiles)
-            self.events.append(PlayWithdrawn(player, play.rack, -play.points))
+            # right after the play on the scoresheet, before any turn lost in between
+            self.events.insert(w.event_index + 1, PlayWithdrawn(player, play.rack, -play.points))
             turn_index = max(i for i, t in enumerate(self._turns) if t.player == player and t.kind is TurnKind.PLAY)
             if extends_own_phony:
                 del self._turns[turn_index]

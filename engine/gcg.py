@@ -271,7 +271,7 @@ def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecor
             return ev(Kind.TIME, nick, rack, amount, total, line=number)
         if low == "adjust":
             return ev(Kind.ADJUST, nick, rack, amount, total, line=number)
-        if not _is_rack(inner):
+        if inner and not _is_rack(inner):
             raise GcgError(f"unknown event {body[-1]!r}", number)
         # Going out: `(RACKS) +N`, no rack of one's own. A rack penalty: `RACK (RACK) -N`
         # (a rack of blanks only costs 0, sometimes written +0).

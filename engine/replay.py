@@ -146,10 +146,12 @@ class _Replayer:
 
     def withdraw(self, e: GcgEvent) -> None:
         prev = self.last_move
-        if prev is None or prev.kind is not Kind.PLAY or prev.nick != e.nick:
-            self.disagree(e, "withdrawal", f"{e.nick} --", f"no play of {e.nick} just before")
+        if e.nick not in self.plays:
+            self.disagree(e, "withdrawal", f"{e.nick} --", f"{e.nick} has no play to withdraw")
             return
-        played, placement = self.plays[e.nick]
+        played, placement = self.plays.pop(e.nick)
+        if prev is not played:
+            self.disagree(e, "withdrawal", f"{e.nick} --", f"no play of {e.nick} just before")
         for sq, _ in placement.tiles:
             if self.board[sq] is not None:
                 self.board.remove(sq)

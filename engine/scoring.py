@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .board import PREMIUMS, SIZE, Board, Direction, Position, Square
 from .placement import Placement
+from .tiles import Tile
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class ScoredPlay:
 
 
 def _word_at(
-    cells: list, new: dict[int, object], r: int, c: int, dr: int, dc: int
+    cells: list[Tile | None], new: dict[int, object], r: int, c: int, dr: int, dc: int
 ) -> tuple[int, int, int, int] | None:
     """Score parts of the word through (r, c) along (dr, dc): (start index, length, letters, multiplier).
 
@@ -111,9 +112,9 @@ def score(board: Board, placement: Placement, *, bingo_tiles: int = 7, bingo_bon
     return ScoredPlay(placement, tuple(words), bingo, total)
 
 
-def _make_word(cells: list, parts: tuple[int, int, int, int], direction: Direction) -> Word:
+def _make_word(cells: list[Tile | None], parts: tuple[int, int, int, int], direction: Direction) -> Word:
     start, length, letters, mult = parts
     step = direction.drow * SIZE + direction.dcol
-    squares = tuple(Square.from_index(start + k * step) for k in range(length))
-    text = "".join(cells[s.index].letter for s in squares)
+    squares = tuple(Square.from_cell(start + k * step) for k in range(length))
+    text = "".join(t.letter for t in cells[start:start + length * step:step] if t is not None)
     return Word(text, Position(squares[0], direction), squares, letters * mult)

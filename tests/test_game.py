@@ -485,6 +485,15 @@ def test_exchange_refused_when_the_bag_is_low() -> None:
         g.exchange(0, g.rack(0)[:1])
 
 
+def test_nine_tile_exchange_needs_as_many_tiles_in_the_bag() -> None:
+    g = new_game("de", rack=9)
+    g.deal()
+    g.bag.take(g.bag.tiles()[:-8])
+    with pytest.raises(ExchangeNotAllowedError, match="holds 8 tiles; 9 cannot be exchanged"):
+        g.exchange(0, g.rack(0))
+    g.exchange(0, g.rack(0)[:8])
+
+
 def test_exchange_of_tiles_not_on_the_rack() -> None:
     g = new_game("de")
     g.draw(0, "AAAAAEE")
