@@ -42,6 +42,35 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_DISAGREE
 
 
+def cmd_config(args: argparse.Namespace) -> int:
+    """``scoreboard config [--config FILE] [--set KEY=VALUE ...] [--defaults]``."""
+    from scoreboard.config import (
+        ConfigError,
+        config_to_dict,
+        default_toml,
+        load_config,
+        state_dir,
+        toml_value,
+    )
+
+    if args.defaults:
+        print(default_toml(), end="")
+        return EXIT_OK
+    try:
+        config = load_config(args.config, args.set)
+        where = state_dir(config, create=False)
+    except ConfigError as e:
+        print(f"scoreboard: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(f"# configuration from {config.source or 'the defaults'}; state directory {where}")
+    print(f"# rules: #rules {config.rule_profile().rules_line()}")
+    for section, values in config_to_dict(config).items():
+        print(f"[{section}]")
+        for key, value in values.items():
+            print(f"{key} = {toml_value(value)}")
+    return EXIT_OK
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """``scoreboard bench [--json]``: every benchmark's figures."""
     from scoreboard.bench import run_all
@@ -73,6 +102,17 @@ def build_parser() -> argparse.ArgumentParser:
         "2-player tournament record",
     )
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser(
+        "config",
+        help="show the effective configuration, or the documented defaults",
+        description="Print the configuration in effect (file, then --set overrides) as TOML; "
+        "with --defaults, a complete commented file of every key and its default.",
+    )
+    p.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a key")
+    p.add_argument("--defaults", action="store_true", help="print every key with its default and doc")
+    p.set_defaults(func=cmd_config)
 
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")
     p.add_argument("--json", action="store_true", help="last line: one JSON object of all figures")

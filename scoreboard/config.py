@@ -104,7 +104,7 @@ def _toml_key(key: str) -> str:
     return key if _BARE_KEY.fullmatch(key) else _toml_string(key)
 
 
-def _toml(value: object) -> str:
+def toml_value(value: object) -> str:
     """``value`` written as a TOML value."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -119,9 +119,9 @@ def _toml(value: object) -> str:
     if isinstance(value, str):
         return _toml_string(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_toml_key(str(k))} = {_toml(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_toml_key(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
         return value.isoformat()
     raise TypeError(f"no TOML form for {type(value).__name__}")
@@ -129,7 +129,7 @@ def _toml(value: object) -> str:
 
 def _show(value: object, limit: int = 60) -> str:
     """``value`` as TOML, shortened for a message."""
-    text = _toml(value)
+    text = toml_value(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -204,7 +204,7 @@ class Choice(Parser):
         return tuple(self._choices() if callable(self._choices) else self._choices)
 
     def allowed(self) -> str:
-        return _one_of([_toml(c) for c in self.choices()])
+        return _one_of([toml_value(c) for c in self.choices()])
 
     def __call__(self, value: object) -> str:
         if not isinstance(value, str):
@@ -212,7 +212,7 @@ class Choice(Parser):
         choices = self.choices()
         if value not in choices:
             guess = _closest(value, choices)
-            raise self.not_allowed(value, f" (did you mean {_toml(guess)}?)" if guess else "")
+            raise self.not_allowed(value, f" (did you mean {toml_value(guess)}?)" if guess else "")
         return value
 
 
@@ -767,5 +767,5 @@ def default_toml() -> str:
                     *_comment(option.doc),
                     *_comment(f"Allowed: {option.parse.allowed()}."),
                 ]
-                lines.append(f"{_toml_key(option.name)} = {_toml(option.default)}")
+                lines.append(f"{_toml_key(option.name)} = {toml_value(option.default)}")
     return "\n".join(lines) + "\n"
