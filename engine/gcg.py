@@ -31,6 +31,7 @@ from .events import (
     TimePenalty,
 )
 from .rules import RuleProfile, standard_record_profile
+from .tiles import get_tile_set
 
 
 class Kind(enum.Enum):
@@ -91,7 +92,7 @@ class GcgRecord:
     notes: list[str] = field(default_factory=list)  # notes before the first event
     final_racks: dict[int, str] = field(default_factory=dict)  # #rack1 ... (0-based seat)
     pragmas: list[tuple[str, str]] = field(default_factory=list)  # other pragmas, kept
-    encoding: str = "UTF-8"
+    encoding: str = field(default="UTF-8", compare=False)  # of the file it was read from
 
     def seat(self, nick: str) -> int:
         """0-based seat of ``nick``."""
@@ -152,8 +153,9 @@ def read(data: bytes | str) -> GcgRecord:
     record = GcgRecord(players=[], encoding=encoding)
     seats: dict[int, GcgPlayer] = {}
     note_open = False  # a #note may continue on the following plain lines
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r\n")
+    # Only LF ends a line (CRLF too): str.splitlines would also split at U+2028, FF, NEL.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
         stripped = line.strip()
         if not stripped:
             continue
@@ -183,17 +185,18 @@ def read(data: bytes | str) -> GcgRecord:
 
 
 def _pragma(record: GcgRecord, seats: dict[int, GcgPlayer], line: str, number: int) -> bool:
-    name, _, value = line[1:].partition(" ")
-    name = name.strip().lower()
-    value = value.strip()
+    parts = line[1:].split(None, 1)
+    name = parts[0].lower() if parts else ""
+    value = parts[1].strip() if len(parts) > 1 else ""
     if name.startswith("player") and name[6:].isdigit():
         seat = int(name[6:]) - 1
         if not 0 <= seat < 4:
             raise GcgError(f"#{name}: a game has 2 to 4 players", number)
-        nick, _, full = value.partition(" ")
-        if not nick:
+        words = value.split(None, 1)
+        if not words:
             raise GcgError(f"#{name} needs a nick", number)
-        seats[seat] = GcgPlayer(nick, full.strip() or nick)
+        nick = words[0]
+        seats[seat] = GcgPlayer(nick, words[1].strip() if len(words) > 1 else nick)
         return False
     if name.startswith("rack") and name[4:].isdigit():
         record.final_racks[int(name[4:]) - 1] = value
@@ -202,8 +205,16 @@ def _pragma(record: GcgRecord, seats: dict[int, GcgPlayer], line: str, number: i
         _append_note(record, value, continuation=False)
         return True
     if name == "rules":
+        try:
+            RuleProfile.from_rules_line(value)
+        except ScoreboardError as e:
+            raise GcgError(f"#rules: {e}", number) from None
         record.rules = value
     elif name == "tile-distribution":
+        try:
+            get_tile_set(value)
+        except ScoreboardError as e:
+            raise GcgError(f"#tile-distribution: {e}", number) from None
         record.tile_distribution = value
     elif name == "lexicon":
         record.lexicon = value
@@ -275,7 +286,7 @@ def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecor
             raise GcgError(f"unknown event {body[-1]!r}", number)
         # Going out: `(RACKS) +N`, no rack of one's own. A rack penalty: `RACK (RACK) -N`
         # (a rack of blanks only costs 0, sometimes written +0).
-        going_out = rack is None or (amount_text.startswith("+") and amount > 0)
+        going_out = amount > 0 or (amount == 0 and amount_text.startswith("+") and rack is None)
         kind = Kind.END_RACKS if going_out else Kind.RACK_PENALTY
         return ev(kind, nick, rack, amount, total, tiles=inner, line=number)
     if body and body[-1] == "--":

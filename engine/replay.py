@@ -89,6 +89,7 @@ class _Replayer:
 
     def play(self, e: GcgEvent) -> None:
         assert e.position is not None and e.word is not None
+        self.plays[e.nick] = (e, Placement(()))  # a withdrawal takes back this play, even unread
         try:
             position = Position.from_gcg(e.position)
         except NotationError as err:
