@@ -621,3 +621,40 @@ def test_game_clock_runs_one_player_at_a_time() -> None:
     assert clock.remaining(0, now=500.0) == 30.0
     assert clock.remaining(1, now=500.0) == -10.0
     assert clock.penalty(1, now=500.0, points_per_minute=10) == 10
+
+
+# --- every profile: pass ending and going-out tally ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("profile", "players", "passes"),
+    [("de", 2, 4), ("fr", 2, 4), ("fr", 4, 8), ("en", 3, 4), ("en-tournament", 2, 6)],
+)
+def test_pass_ending_per_profile(profile: str, players: int, passes: int) -> None:
+    # en ends when one player passes two own turns in a row: with 3 players that is the
+    # 4th pass (Anna, Ben, Cem, Anna).
+    g = new_game(profile, players)
+    g.deal()
+    for k in range(passes - 1):
+        g.pass_turn(k % players)
+        assert not g.over
+    g.pass_turn((passes - 1) % players)
+    assert g.termination is Termination.PASSES
+    for row in g.tally().rows:
+        assert row.rack_adjustment == -g.tile_set.rack_value(g.rack(row.player))
+
+
+@pytest.mark.parametrize(
+    ("profile", "bonus", "ben"), [("de", 13, -13), ("fr", 11, -11), ("en", 13, -13), ("en-tournament", 26, 0)]
+)
+def test_going_out_tally_per_profile(profile: str, bonus: int, ben: int) -> None:
+    # Ben keeps Q E N T: German and English Q10 E1 N1 T1 = 13, French Q8 = 11;
+    # en-tournament doubles it for Anna and Ben subtracts nothing.
+    g = emptied_bag(profile, "HAUS", "QENT")
+    g.play(0, lay(g, "8E", "HAUS"))
+    g.close_window()
+    value = g.tile_set.rack_value("QENT")
+    factor = 2 if profile == "en-tournament" else 1
+    assert bonus == value * factor
+    rows = g.tally().rows
+    assert (rows[0].rack_adjustment, rows[1].rack_adjustment) == (bonus, ben)

@@ -24,6 +24,7 @@ from engine.errors import (
 )
 from engine.placement import Placement, validate
 from engine.tiles import ENGLISH, GERMAN, Tile, TileSet
+from boardhelpers import board_with, play
 
 
 # --- helpers (built without Placement.from_gcg so validation tests do not depend on it) ---
@@ -31,33 +32,6 @@ from engine.tiles import ENGLISH, GERMAN, Tile, TileSet
 
 def sq(name: str) -> Square:
     return Square.from_name(name)
-
-
-def line(tile_set: TileSet, position: str, word: str) -> list[tuple[Square, Tile]]:
-    """Tiles of ``word`` laid from ``position`` ('8D' across, 'D8' down); '.' skips a square,
-    lower case is a blank."""
-    pos = Position.from_gcg(position)
-    row, col = pos.square
-    out = []
-    for i, ch in enumerate(word):
-        if ch == ".":
-            continue
-        square = Square(row + pos.direction.drow * i, col + pos.direction.dcol * i)
-        tile = Tile(ch.upper(), 0, True) if ch.islower() else tile_set.tile(ch)
-        out.append((square, tile))
-    return out
-
-
-def board_with(tile_set: TileSet, *plays: tuple[str, str]) -> Board:
-    board = Board()
-    for position, word in plays:
-        for square, tile in line(tile_set, position, word):
-            board.place(square, tile)
-    return board
-
-
-def play(tile_set: TileSet, position: str, word: str) -> Placement:
-    return Placement(line(tile_set, position, word))
 
 
 def at(tile_set: TileSet, **squares: str) -> Placement:
