@@ -115,3 +115,27 @@ def _span(start: Square, end: Square) -> list[Square]:
     if start.row == end.row:
         return [Square(start.row, c) for c in range(start.col, end.col + 1)]
     return [Square(r, start.col) for r in range(start.row, end.row + 1)]
+
+
+class HouseLexicon:
+    """A base lexicon with a table's house lists laid over it.
+
+    A word on the reject list is invalid and one on the accept list valid, whatever the
+    base lexicon says (the reject list wins when a word is on both).
+    """
+
+    def __init__(self, base: Lexicon, accept: Iterable[str] = (), reject: Iterable[str] = ()) -> None:
+        self.base = base
+        self.accept = frozenset(accept)
+        self.reject = frozenset(reject)
+
+    def __contains__(self, word: object) -> bool:
+        if word in self.reject:
+            return False
+        return word in self.accept or word in self.base
+
+    def has_prefix(self, prefix: str) -> bool:
+        return self.base.has_prefix(prefix) or any(w.startswith(prefix) for w in self.accept)
+
+    def __repr__(self) -> str:
+        return f"<HouseLexicon {self.base!r} +{len(self.accept)} -{len(self.reject)}>"

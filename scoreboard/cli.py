@@ -71,6 +71,85 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _load_config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from scoreboard.config import load_config
+
+    return load_config(getattr(args, "config", None), getattr(args, "set", []) or [])
+
+
+def cmd_lexicon_build(args: argparse.Namespace) -> int:
+    """``scoreboard lexicon build WORDLIST --lang LANG -o FILE``."""
+    from scoreboard import lexicons
+
+    try:
+        lexicon, report = lexicons.build(args.wordlist, args.lang)
+        lexicons.save(lexicon, args.output)
+    except ScoreboardError as e:
+        print(f"scoreboard: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except OSError as e:
+        print(f"scoreboard: cannot write {args.output}: {e.strerror}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    for line in report.lines():
+        print(line)
+    print(f"wrote {args.output}: {len(lexicon)} {args.lang} words")
+    return EXIT_OK
+
+
+def cmd_lexicon_check(args: argparse.Namespace) -> int:
+    """``scoreboard lexicon check --lang LANG [--lexicon FILE] [--no-house] WORD...``."""
+    from engine.words import Rejection, normalize
+    from scoreboard import lexicons
+    from scoreboard.config import state_dir
+
+    try:
+        config = _load_config(args)
+        lexicon = lexicons.open_lexicon(
+            args.lang,
+            path=args.lexicon,
+            configured=getattr(config.lexicon, args.lang),
+            state_dir=None if args.no_house else state_dir(config, create=False),
+        )
+    except ScoreboardError as e:
+        print(f"scoreboard: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    all_valid = True
+    for word in args.words:
+        normal = normalize(word, args.lang)
+        valid = not isinstance(normal, Rejection) and normal in lexicon
+        all_valid &= valid
+        shown = normal if isinstance(normal, str) else word
+        reason = f" ({normal.value})" if isinstance(normal, Rejection) else ""
+        print(f"{shown} {'valid' if valid else 'invalid'}{reason}")
+    return EXIT_OK if all_valid else EXIT_DISAGREE
+
+
+def cmd_lexicon_house(args: argparse.Namespace) -> int:
+    """``scoreboard lexicon house list|accept|reject|remove --lang LANG [WORD...]``."""
+    from scoreboard import lexicons
+    from scoreboard.config import state_dir
+
+    try:
+        house = lexicons.HouseList.in_state_dir(state_dir(_load_config(args)), args.lang)
+        if args.action == "list":
+            for word in sorted(house.accept):
+                print(f"accept {word}")
+            for word in sorted(house.reject):
+                print(f"reject {word}")
+            return EXIT_OK
+        if args.action == "remove":
+            removed = house.remove(args.words)
+            for word in removed:
+                print(f"removed {word}")
+            return EXIT_OK if len(removed) == len(args.words) else EXIT_DISAGREE
+        for word in house.add(args.words, accept=args.action == "accept"):
+            print(f"{args.action}ed {word}")
+    except ScoreboardError as e:
+        print(f"scoreboard: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    return EXIT_OK
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """``scoreboard bench [--json]``: every benchmark's figures."""
     from scoreboard.bench import run_all
@@ -113,6 +192,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a key")
     p.add_argument("--defaults", action="store_true", help="print every key with its default and doc")
     p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("lexicon", help="build and check word lists, edit the house lists")
+    lsub = p.add_subparsers(dest="lexicon_command", required=True, metavar="ACTION")
+    from engine.words import LANGUAGES
+
+    b = lsub.add_parser(
+        "build",
+        help="build a lexicon file from a UTF-8 one-word-per-line list",
+        description="Normalise every entry for the language and drop those that cannot be "
+        "played (hyphen, apostrophe, digit, space, a letter outside the tile set; in English "
+        "capitalised entries), reporting how many and why.",
+    )
+    b.add_argument("wordlist", metavar="WORDLIST")
+    b.add_argument("--lang", required=True, choices=LANGUAGES)
+    b.add_argument("-o", "--output", required=True, metavar="FILE")
+    b.set_defaults(func=cmd_lexicon_build)
+
+    c = lsub.add_parser(
+        "check",
+        help="say whether words are valid",
+        description="Print 'WORD valid|invalid' for each word (normalised: straße checks "
+        "STRASSE); exit 0 if all are valid, else 1.",
+    )
+    c.add_argument("--lang", required=True, choices=LANGUAGES)
+    c.add_argument("--lexicon", metavar="FILE", help="lexicon file (default: configured, else shipped)")
+    c.add_argument("--no-house", action="store_true", help="ignore the house lists")
+    c.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    c.add_argument("words", nargs="+", metavar="WORD")
+    c.set_defaults(func=cmd_lexicon_check)
+
+    h = lsub.add_parser(
+        "house",
+        help="the table's own accept and reject lists",
+        description="Words accepted or rejected by a ruling at the table, consulted before the "
+        "lexicon and kept in the state directory.",
+    )
+    hsub = h.add_subparsers(dest="action", required=True, metavar="list|accept|reject|remove")
+    for action, what in (
+        ("list", "show both lists"),
+        ("accept", "accept words the lexicon lacks"),
+        ("reject", "reject words the lexicon holds (proper names, say)"),
+        ("remove", "take words off both lists"),
+    ):
+        a = hsub.add_parser(action, help=what)
+        a.add_argument("--lang", required=True, choices=LANGUAGES)
+        a.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+        a.add_argument("words", nargs="*" if action == "list" else "+", metavar="WORD")
+        a.set_defaults(func=cmd_lexicon_house)
 
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")
     p.add_argument("--json", action="store_true", help="last line: one JSON object of all figures")

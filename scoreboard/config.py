@@ -392,6 +392,15 @@ class PathsConfig:
 
 
 @dataclass(frozen=True)
+class LexiconConfig:
+    """The ``[lexicon]`` section: the lexicon file per language ("" = the shipped one)."""
+
+    de: str = ""
+    fr: str = ""
+    en: str = ""
+
+
+@dataclass(frozen=True)
 class Section:
     """A section (TOML table) of the file: its doc and the dataclass holding its values."""
 
@@ -402,6 +411,11 @@ class Section:
 SECTIONS: dict[str, Section] = {
     "game": Section("The game: rule profile, players and rule variants.", GameConfig),
     "paths": Section("Where the scoreboard keeps its files.", PathsConfig),
+    "lexicon": Section(
+        "Word lists for challenges and blank letters, one per language. Build one from any"
+        " UTF-8 one-word-per-line list with: scoreboard lexicon build LIST --lang LANG -o FILE.",
+        LexiconConfig,
+    ),
 }
 """Every section, in file order; each is a field of :class:`Config` with the same name."""
 
@@ -469,6 +483,15 @@ OPTIONS: tuple[Option, ...] = (
         " $XDG_STATE_HOME/scoreboard, else ~/.local/state/scoreboard.",
         DirPath(),
     ),
+    *(
+        Option(
+            f"lexicon.{lang}",
+            "",
+            f'Lexicon file for {name} games; "" = the one shipped with the scoreboard.',
+            DirPath(),
+        )
+        for lang, name in (("de", "German"), ("fr", "French"), ("en", "English"))
+    ),
 )
 """Every configuration key, in file order."""
 
@@ -481,6 +504,7 @@ class Config:
 
     game: GameConfig = field(default_factory=GameConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
+    lexicon: LexiconConfig = field(default_factory=LexiconConfig)
     source: Path | None = None
 
     def rule_profile(self) -> RuleProfile:
