@@ -15,7 +15,7 @@ def overtime_penalty(seconds_over: float, points_per_minute: int) -> int:
     """Points lost for ``seconds_over`` past the clock: per started minute."""
     if seconds_over <= 0 or points_per_minute <= 0:
         return 0
-    return math.ceil(seconds_over / 60 - 1e-9) * points_per_minute
+    return math.ceil(round(seconds_over, 3) / 60) * points_per_minute
 
 
 @dataclass

@@ -43,6 +43,10 @@ class VariantError(ScoreboardError, ValueError):
     """A rule variant value that is out of range or not allowed for the profile."""
 
 
+class PlayerCountError(VariantError):
+    """A number of players the profile does not allow."""
+
+
 # --- placement ------------------------------------------------------------------------
 
 
@@ -138,7 +142,7 @@ class NotOnRackError(PlacementError):
     def __init__(self, missing: Iterable[str], rack: str) -> None:
         self.missing = tuple(missing)
         self.rack = rack
-        super().__init__(f"tiles {''.join(self.missing)!r} are not on the rack {rack!r}")
+        super().__init__(f"the rack {rack!r} lacks {''.join(self.missing)!r} for this play")
 
 
 class TileCountError(PlacementError):
@@ -162,6 +166,10 @@ class GameError(ScoreboardError, RuntimeError):
 
 class NotYourTurnError(GameError):
     """A move by a player whose turn it is not."""
+
+
+class NoSuchSeatError(GameError, IndexError):
+    """A seat number outside the game's players."""
 
 
 class GameOverError(GameError):
@@ -188,8 +196,6 @@ class CorrectionError(GameError):
     """A correction (undo, score adjustment) that cannot be applied."""
 
 
-class PlayerCountError(ScoreboardError, ValueError):
-    """A number of players the profile does not allow."""
 
 
 # --- records --------------------------------------------------------------------------

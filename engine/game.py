@@ -17,8 +17,9 @@ from __future__ import annotations
 import enum
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .board import Board, Square
 from .errors import (
@@ -27,6 +28,7 @@ from .errors import (
     CorrectionError,
     ExchangeNotAllowedError,
     GameOverError,
+    NoSuchSeatError,
     NotYourTurnError,
     PlacementError,
     WindowOpenError,
@@ -158,17 +160,17 @@ class Game:
         profile: RuleProfile,
         players: Sequence[str],
         *,
-        rng: random.Random | None = None,
+        rng: random.Random,
         first: int = 0,
     ) -> None:
         profile.check_players(len(players))
         if not 0 <= first < len(players):
-            raise ValueError(f"first player {first!r} is not a seat of {len(players)} players")
+            raise NoSuchSeatError(f"first player {first!r} is not a seat of {len(players)} players")
         self.profile = profile
         self.tile_set: TileSet = profile.tile_set
         self.players: tuple[str, ...] = tuple(players)
         self.first = first
-        self.rng = rng if rng is not None else random.Random()
+        self.rng = rng
         self.board = Board()
         self.bag = Bag.full(self.tile_set, self.rng)
         self.racks: list[list[Tile]] = [[] for _ in players]
@@ -177,7 +179,7 @@ class Game:
         self.turn = first
         self.termination: Termination | None = None
         self._window: _Window | None = None
-        self._lose_next: set[int] = set()
+        self._lose_next: Counter[int] = Counter()  # turns each player still has to lose
         self._turns: list[_Turn] = []
         self._placed_by: dict[Square, int] = {}  # square -> index of its PlayMade event
 
@@ -244,31 +246,10 @@ class Game:
 
     def apply(self, command: Command) -> object:
         """Apply a journaled command; returns what the matching method returns."""
-        if isinstance(command, Draw):
-            return self.draw(command.player, command.tiles)
-        if isinstance(command, Play):
-            return self.play(command.player, command.placement)
-        if isinstance(command, Pass):
-            self.pass_turn(command.player)
-            return None
-        if isinstance(command, Exchange):
-            return self.exchange(command.player, command.tiles, command.drawn)
-        if isinstance(command, Challenge):
-            return self.rule_challenge(command.challenger, command.invalid_words, command.extends_own_phony)
-        if isinstance(command, CloseWindow):
-            self.close_window()
-            return None
-        if isinstance(command, UndoLastPlay):
-            return self.undo_last_play()
-        if isinstance(command, AdjustScore):
-            self.adjust_score(command.player, command.points)
-            return None
-        if isinstance(command, PenalizeTime):
-            self.penalize_time(command.player, command.points)
-            return None
-        if isinstance(command, EndGame):
-            return self.end_game()
-        raise TypeError(f"not a game command: {command!r}")
+        handler = _HANDLERS.get(type(command))
+        if handler is None:
+            raise TypeError(f"not a game command: {command!r}")
+        return handler(self, command)
 
     @classmethod
     def replay(
@@ -280,8 +261,11 @@ class Game:
         first: int = 0,
         rng: random.Random | None = None,
     ) -> Game:
-        """A game rebuilt from its commands (as kept in :attr:`log`)."""
-        game = cls(profile, players, rng=rng, first=first)
+        """A game rebuilt from its commands (as kept in :attr:`log`).
+
+        The log's draws name their tiles, so ``rng`` only serves later random draws.
+        """
+        game = cls(profile, players, rng=rng if rng is not None else random.Random(0), first=first)
         for command in commands:
             game.apply(command)
         return game
@@ -316,6 +300,17 @@ class Game:
             w.drawn.extend(drawn)
             if self.profile.window_closes is WindowCloses.PLAYER_DRAWS:
                 self._close_window()
+        if not self.over and drawn and not len(self.bag):
+            # The bag ran out: a player who emptied the rack earlier and never drew is out.
+            w = self._window
+            out = next(
+                (p for p in range(len(self.players)) if not self.racks[p] and not (w and w.player == p)),
+                None,
+            )
+            if out is not None:
+                self._close_window()  # a pending play of another player is final first
+                if not self.over:
+                    self._finish(Termination.WENT_OUT, out=out)
         return drawn
 
     def check_play(self, player: int, placement: Placement) -> ScoredPlay:
@@ -399,12 +394,18 @@ class Game:
         missing = Counter(tiles) - Counter(self.rack(player))
         if missing:
             raise ExchangeNotAllowedError(
-                f"tiles {''.join(sorted(missing.elements()))!r} are not on the rack {self.rack(player)!r}"
+                f"the rack {self.rack(player)!r} lacks {''.join(sorted(missing.elements()))!r} to exchange"
             )
-        if drawn is not None and len(drawn) != len(tiles):
-            raise ExchangeNotAllowedError(
-                f"exchanged {len(tiles)} tiles but drew {len(drawn)} ({drawn!r})"
-            )
+        if drawn is not None:
+            if len(drawn) != len(tiles):
+                raise ExchangeNotAllowedError(
+                    f"exchanged {len(tiles)} tiles but drew {len(drawn)} ({drawn!r})"
+                )
+            short = Counter(drawn) - self.bag.counts()
+            if short:
+                raise BagError(
+                    f"drawn tiles {''.join(sorted(short.elements()))!r} are not in the bag {self.bag.letters()!r}"
+                )
         self._next_player_acts()
         rack_before = self.rack(player)
         new = self.bag.draw(len(tiles)) if drawn is None else self.bag.take(self.tile_set.parse_rack(drawn))
@@ -474,7 +475,7 @@ class Game:
             if challenger == self.turn:
                 self._lose_turn(challenger)
             else:
-                self._lose_next.add(challenger)
+                self._lose_next[challenger] += 1
         return ChallengeResult(challenger, player, True, (), points, lost, False)
 
     def close_window(self) -> None:
@@ -506,9 +507,8 @@ class Game:
             if isinstance(c, (AdjustScore, PenalizeTime))
             or (isinstance(c, Draw) and c.player != play.player)
         ]
+        # (the log holds the CloseWindow that made the earlier play final before this one)
         rebuilt = Game.replay(self.profile, self.players, self.log[:index], first=self.first, rng=self.rng)
-        if rebuilt.window_open:
-            rebuilt.close_window()  # the earlier play was already final when this one was laid
         for command in kept:
             rebuilt.apply(command)
         self.__dict__.update(rebuilt.__dict__)
@@ -524,7 +524,7 @@ class Game:
         """``player`` loses ``points`` (positive) for overtime; also after the end."""
         self._check_player(player)
         if points < 0:
-            raise ValueError(f"a time penalty is a positive number of points, not {points!r}")
+            raise CorrectionError(f"a time penalty is a positive number of points, not {points!r}")
         self.events.append(TimePenalty(player, self.rack(player), -points))
         self.log.append(PenalizeTime(player, points))
 
@@ -533,15 +533,16 @@ class Game:
         if self.over:
             raise GameOverError("the game is already over")
         self.log.append(EndGame())
-        self._window = None
-        self._finish(Termination.ENDED_AT_TABLE)
+        self._close_window()  # a pending play is final: it may go out or reach the target
+        if not self.over:
+            self._finish(Termination.ENDED_AT_TABLE)
         return self.tally()
 
     # --- internals ---------------------------------------------------------------------
 
     def _check_player(self, player: int) -> None:
         if not 0 <= player < len(self.players):
-            raise NotYourTurnError(f"there is no seat {player!r} in a game of {len(self.players)}")
+            raise NoSuchSeatError(f"there is no seat {player!r} in a game of {len(self.players)}")
 
     def _check_turn(self, player: int) -> None:
         self._check_player(player)
@@ -561,7 +562,9 @@ class Game:
         self._check_player(challenger)
         w = self._window
         if w is None:
-            raise ChallengeError("too late: there is no play to challenge")
+            raise ChallengeError(
+                "too late: no play can be challenged now (the last one is final or was taken back)"
+            )
         if challenger == w.player:
             raise ChallengeError(f"{self.players[challenger]} cannot challenge their own play")
         return w
@@ -595,12 +598,14 @@ class Game:
             self._finish(Termination.WENT_OUT, out=w.player)
         elif self.profile.target and max(self.scores()) >= self.profile.target:
             self._finish(Termination.FINISH_LINE)
+        else:
+            self._check_pass_end()
 
     def _advance(self) -> None:
         n = len(self.players)
         self.turn = (self.turn + 1) % n
-        while self.turn in self._lose_next and not self.over:
-            self._lose_next.discard(self.turn)
+        if self._lose_next[self.turn] and not self.over:
+            self._lose_next[self.turn] -= 1
             self._lose_turn(self.turn)
 
     def _lose_turn(self, player: int) -> None:
@@ -609,22 +614,27 @@ class Game:
 
     def _end_turn(self, player: int, kind: TurnKind) -> None:
         self._turns.append(_Turn(player, kind))
-        if not self._check_pass_end():
+        # A turn lost while a play's window is open cannot end the game before that play
+        # is final: the pass rule is checked again when the window closes.
+        if self._window is not None or not self._check_pass_end():
             self._advance()
 
     def _check_pass_end(self) -> bool:
         p = self.profile
         kinds = p.pass_kinds
+        if not self._turns:
+            return False
         if p.pass_scope is PassScope.ONE_PLAYER:
-            last = self._turns[-1].player
-            run = 0
-            for t in reversed(self._turns):
-                if t.player != last:
-                    continue
-                if t.kind not in kinds:
-                    break
-                run += 1
-            ended = run >= p.pass_count
+            ended = False
+            for player in {t.player for t in self._turns}:
+                run = 0
+                for t in reversed(self._turns):
+                    if t.player != player:
+                        continue
+                    if t.kind not in kinds:
+                        break
+                    run += 1
+                ended = ended or run >= p.pass_count
         else:
             run = 0
             for t in reversed(self._turns):
@@ -678,3 +688,17 @@ class Game:
     def __repr__(self) -> str:
         state = self.termination.value if self.termination else f"turn {self.players[self.turn]}"
         return f"<Game {self.profile.name} {len(self.players)} players, {state}, scores {self.scores()}>"
+
+
+_HANDLERS: dict[type[Command], Callable[[Game, Any], object]] = {
+    Draw: lambda g, c: g.draw(c.player, c.tiles),
+    Play: lambda g, c: g.play(c.player, c.placement),
+    Pass: lambda g, c: g.pass_turn(c.player),
+    Exchange: lambda g, c: g.exchange(c.player, c.tiles, c.drawn),
+    Challenge: lambda g, c: g.rule_challenge(c.challenger, c.invalid_words, c.extends_own_phony),
+    CloseWindow: lambda g, c: g.close_window(),
+    UndoLastPlay: lambda g, c: g.undo_last_play(),
+    AdjustScore: lambda g, c: g.adjust_score(c.player, c.points),
+    PenalizeTime: lambda g, c: g.penalize_time(c.player, c.points),
+    EndGame: lambda g, c: g.end_game(),
+}

@@ -175,12 +175,15 @@ def read(data: bytes | str) -> GcgRecord:
         if missing:
             raise GcgError(f"#player{missing[0]} is missing")
         record.players = [seats[i] for i in sorted(seats)]
-    else:
-        nicks: list[str] = []
-        for e in record.events:
+        nicks = [p.nick for p in record.players]
+        twice = sorted({n for n in nicks if nicks.count(n) > 1})
+        if twice:
+            raise GcgError(f"two players have the nick {twice[0]!r}")
+        for e in record.events:  # also events written before the #player lines
             if e.nick not in nicks:
-                nicks.append(e.nick)
-        record.players = [GcgPlayer(n, n) for n in nicks]
+                raise GcgError(f"unknown player {e.nick!r} (players: {', '.join(nicks)})", e.line)
+    else:  # no #player lines: the players in the order they first move
+        record.players = [GcgPlayer(n, n) for n in dict.fromkeys(e.nick for e in record.events)]
     return record
 
 
@@ -318,7 +321,7 @@ def write(record: GcgRecord) -> str:
     """The GCG text of ``record`` (UTF-8 pragma first; lines end with LF)."""
     out = ["#character-encoding UTF-8"]
     for i, p in enumerate(record.players, start=1):
-        out.append(f"#player{i} {p.nick} {p.name}".rstrip())
+        out.append(f"#player{i} {p.nick} {_one_line(p.name)}".rstrip())
     for name, value in (
         ("rules", record.rules),
         ("tile-distribution", record.tile_distribution),
@@ -328,9 +331,9 @@ def write(record: GcgRecord) -> str:
         ("id", record.game_id),
     ):
         if value is not None:
-            out.append(f"#{name} {value}".rstrip())
+            out.append(f"#{name} {_one_line(value)}".rstrip())
     for name, value in record.pragmas:
-        out.append(f"#{name} {value}".rstrip())
+        out.append(f"#{name} {_one_line(value)}".rstrip())
     for note in record.notes:
         out.append(f"#note {note}".rstrip())
     for e in record.events:
@@ -340,6 +343,11 @@ def write(record: GcgRecord) -> str:
     for seat, rack in sorted(record.final_racks.items()):
         out.append(f"#rack{seat + 1} {rack}")
     return "\n".join(out) + "\n"
+
+
+def _one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters turned into spaces."""
+    return "".join(" " if ord(ch) < 32 or ch in "\x7f\x85\u2028\u2029" else ch for ch in text)
 
 
 def format_event(e: GcgEvent) -> str:

@@ -20,6 +20,7 @@ from .errors import (
     SquareOccupiedError,
     TileCountError,
     TooManyTilesError,
+    UnknownTileError,
 )
 from .tiles import BLANK, Tile, TileSet
 
@@ -200,7 +201,16 @@ def validate(
 
 
 def check_tile_counts(board: Board, placement: Placement, tile_set: TileSet) -> None:
-    """Raise :class:`TileCountError` when board plus play hold more of a letter than the set."""
+    """Raise :class:`TileCountError` when board plus play hold more of a letter than the set,
+    and :class:`UnknownTileError` for a tile that is not the set's (wrong letter or value)."""
+    for square, tile in placement.tiles:
+        if tile.blank:
+            if tile.letter != BLANK and tile.letter not in tile_set.letters:
+                raise UnknownTileError(f"the blank at {square.name()} cannot be {tile.letter!r} in the {tile_set.name} set")
+            if tile.value:
+                raise UnknownTileError(f"the blank at {square.name()} is worth 0, not {tile.value}")
+        elif tile_set.counts.get(tile.letter) is None or tile != tile_set.tile(tile.letter):
+            raise UnknownTileError(f"{tile!r} at {square.name()} is not a tile of the {tile_set.name} set")
     played = Counter(p.tile.rack_letter for p in placement.tiles)
     on_board = board.letter_counts
     for letter, n in played.items():

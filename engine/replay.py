@@ -139,6 +139,9 @@ class _Replayer:
             if self.board[sq] is not None:
                 self.disagree(e, "placement", f"{ch!r} at {sq.name()}", "an occupied square")
                 continue
+            if ch == "?":
+                self.disagree(e, "tile", f"'?' at {sq.name()}", "a blank must be written as its letter")
+                continue
             try:
                 tiles.append(PlacedTile(sq, self.tile_set.from_gcg(ch)))
             except NotationError as err:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, replace
 
-from .errors import UnknownProfileError, VariantError
+from .errors import PlayerCountError, UnknownProfileError, VariantError
 from .tiles import TileSet, get_tile_set
 
 
@@ -120,9 +120,9 @@ class RuleProfile:
         return self.pass_count * players if self.pass_scope is PassScope.ALL_PLAYERS else self.pass_count
 
     def check_players(self, players: int) -> None:
-        """Raise :class:`VariantError` when ``players`` is outside the profile's range."""
+        """Raise :class:`PlayerCountError` when ``players`` is outside the profile's range."""
         if not self.min_players <= players <= self.max_players:
-            raise VariantError(
+            raise PlayerCountError(
                 f"profile {self.name!r} is for {self.min_players}"
                 f"{'' if self.min_players == self.max_players else '-' + str(self.max_players)}"
                 f" players, not {players}"
@@ -210,6 +210,8 @@ class RuleProfile:
             parts.append("challenge=five")
         if self.move_time_limit:
             parts.append(f"move-limit={self.move_time_limit}")
+        if self.move_limit_action is not MoveLimitAction.WARN:
+            parts.append(f"move-limit-action={self.move_limit_action.value}")
         if self.clock_minutes:
             parts.append(f"clock={self.clock_minutes}")
         default_overtime = 10 if self.clock_minutes and self.name == "en-tournament" else 0
@@ -230,6 +232,7 @@ class RuleProfile:
             "target": "target",
             "challenge": "challenge",
             "move-limit": "move_limit",
+            "move-limit-action": "move_limit_action",
             "clock": "clock",
             "overtime": "overtime",
         }
@@ -239,8 +242,8 @@ class RuleProfile:
                 raise VariantError(
                     f"#rules: unknown setting {item!r}; known: {', '.join(k + '=' for k in keys)}"
                 )
-            if key == "challenge":
-                kwargs["challenge"] = value
+            if key in ("challenge", "move-limit-action"):
+                kwargs[keys[key]] = value
             else:
                 try:
                     kwargs[keys[key]] = int(value)

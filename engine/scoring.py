@@ -25,9 +25,6 @@ class Word:
     squares: tuple[Square, ...]
     score: int
 
-    def __repr__(self) -> str:
-        return f"Word({self.text!r}, {self.position!r}, score={self.score})"
-
 
 @dataclass(frozen=True, slots=True)
 class ScoredPlay:
@@ -78,7 +75,10 @@ def _word_at(
 
 
 def score(board: Board, placement: Placement, *, bingo_tiles: int = 7, bingo_bonus: int = 50) -> ScoredPlay:
-    """Score ``placement`` on ``board`` (the board before the play; it is not changed).
+    """Score ``placement`` on ``board`` (the board before the play).
+
+    The new tiles are put into ``board.cells`` while the words are read and taken out
+    again before this returns, also on an exception.
 
     The placement must be valid (see :func:`engine.placement.validate`). A play of
     ``bingo_tiles`` or more tiles earns ``bingo_bonus``.

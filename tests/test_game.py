@@ -17,6 +17,7 @@ from engine.errors import (
     NotOnRackError,
     NotYourTurnError,
     PlacementError,
+    UnknownTileError,
     WindowOpenError,
 )
 from engine.events import (
@@ -658,3 +659,100 @@ def test_going_out_tally_per_profile(profile: str, bonus: int, ben: int) -> None
     assert bonus == value * factor
     rows = g.tally().rows
     assert (rows[0].rack_adjustment, rows[1].rack_adjustment) == (bonus, ben)
+
+
+# --- found in review: turns lost while a window is open, ends at odd moments ------------------
+
+
+def test_lost_turn_does_not_end_the_game_before_the_pending_play_is_final() -> None:
+    g = new_game("en", 3)
+    g.draw(0, "CATSDOG")
+    g.draw(1, "TEARING")
+    g.draw(2, "OXENLIP")
+    g.play(0, lay(g, "8G", "CAT"))
+    g.pass_turn(1)  # Ben passes once
+    g.play(2, lay(g, "G9", "OX"))
+    g.rule_challenge(1)  # Ben challenges wrongly and loses his next turn
+    g.play(0, lay(g, "F10", "SD"))  # Ben's turn is skipped while Anna's play is open
+    assert g.window_open and not g.over  # Cem can still challenge Anna's play
+    g.rule_challenge(2, ("SD",))
+    assert g.termination is Termination.PASSES  # now Ben's two lost/passed turns count
+
+
+def test_en_pass_rule_counts_a_withdrawal_before_a_lost_turn() -> None:
+    g = new_game("en", 3)
+    g.draw(0, "CATSDOG")
+    g.draw(1, "TEARING")
+    g.draw(2, "OXENLIP")
+    g.play(0, lay(g, "8G", "CAT"))
+    g.play(1, lay(g, "G7", "T.E"))
+    g.play(2, lay(g, "9H", "OX"))
+    g.pass_turn(0)  # Anna: pass
+    g.play(1, lay(g, "F9", "AR"))
+    g.play(2, lay(g, "E10", "EN"))
+    g.rule_challenge(1)  # Ben wrong: he loses his next turn
+    g.play(0, lay(g, "D11", "SD"))  # Ben's turn is lost right after Anna's play
+    g.rule_challenge(2, ("SD",))  # Anna's play withdrawn: her second pass-kind turn in a row
+    assert g.termination is Termination.PASSES
+
+
+def test_two_wrong_challenges_cost_two_turns() -> None:
+    g = new_game("en", 4)
+    for p, rack in enumerate(["CATSDOG", "TEARING", "OXENLIP", "QUIZAAA"]):
+        g.draw(p, rack)
+    g.play(0, lay(g, "8G", "CAT"))
+    g.rule_challenge(3)  # Dora wrong once (she is not next)
+    g.play(1, lay(g, "G7", "T.E"))
+    g.rule_challenge(3)  # and again before her turn came
+    g.play(2, lay(g, "9H", "OX"))  # Dora's turn lost
+    g.play(0, lay(g, "F9", "SO"))
+    g.pass_turn(1)
+    g.pass_turn(2)  # Dora's second turn lost too
+    lost = [e.player for e in g.events if isinstance(e, Passed) and e.reason is TurnKind.LOST_TURN]
+    assert lost == [3, 3]
+    # under en two lost turns in a row are two passes in a row: the game is over
+    assert g.termination is Termination.PASSES
+
+
+def test_end_game_makes_the_pending_play_final_first() -> None:
+    g = emptied_bag("de", "HAUS", "QENT")
+    g.play(0, lay(g, "8E", "HAUS"))
+    tally = g.end_game()
+    assert tally.termination is Termination.WENT_OUT
+    assert [r.rack_adjustment for r in tally.rows] == [13, -13]
+
+
+def test_refused_exchange_leaves_the_window_open() -> None:
+    g = opened("de")
+    g.bag.take([GERMAN.tile("Q")])  # the only Q is elsewhere
+    with pytest.raises(BagError, match="'Q' are not in the bag"):
+        g.exchange(1, "A", drawn="Q")
+    assert g.window_open
+
+
+def test_player_who_never_drew_goes_out_when_the_bag_runs_dry() -> None:
+    g = new_game("de")
+    g.draw(0, "HAUS")
+    g.draw(1, "ABENDRO")
+    g.bag.take(g.bag.tiles()[:-3])  # three tiles left
+    g.play(0, lay(g, "8E", "HAUS"))  # Anna's rack is empty, the bag is not
+    g.close_window()
+    assert not g.over
+    g.bag.put_back(g.racks[1][4:])  # Ben has room for three ...
+    del g.racks[1][4:]
+    g.bag.take(g.bag.tiles()[:-3])  # ... and three tiles are left
+    g.draw(1)  # Ben takes the last three tiles; Anna never drew
+    assert g.termination is Termination.WENT_OUT
+    assert isinstance(g.events[-2], OutBonus) and g.events[-2].player == 0
+
+
+def test_tiles_must_be_the_sets_own() -> None:
+    g = new_game("en")
+    g.draw(0, "QIAAAAA")
+    g.draw(1, "EEEEEEE")
+    squares = lay(g, "8H", "QI").squares
+    with pytest.raises(UnknownTileError, match="not a tile of the english set"):
+        g.play(0, Placement([(squares[0], Tile("Q", 0)), (squares[1], ENGLISH.tile("I"))]))
+    g.racks[0] = ENGLISH.parse_rack("?IAAAAA")
+    with pytest.raises(UnknownTileError, match="cannot be 'Ä' in the english set"):
+        g.play(0, Placement([(squares[0], Tile("Ä", 0, True)), (squares[1], ENGLISH.tile("I"))]))

@@ -656,3 +656,25 @@ def test_line_numbers_only_count_line_feeds(note: str, encoding: str) -> None:
 def test_pragma_separated_by_tabs() -> None:
     record = read_text("#player1\tdoug\tDoug Smith\n#player2 emely Emely\n")
     assert record.players == [GcgPlayer("doug", "Doug Smith"), GcgPlayer("emely", "Emely")]
+
+
+# --- found in review ------------------------------------------------------------------------
+
+
+def test_event_before_the_player_lines_with_an_unknown_nick() -> None:
+    data = b">ghost: AB 8H AB +8 8\n#player1 a A\n#player2 b B\n"
+    with pytest.raises(gcg.GcgError) as err:
+        gcg.read(data)
+    assert err.value.line == 1 and "'ghost'" in str(err.value)
+
+
+def test_two_players_with_one_nick() -> None:
+    with pytest.raises(gcg.GcgError, match="two players have the nick 'a'"):
+        gcg.read(b"#player1 a Anna\n#player2 a Alex\n")
+
+
+def test_written_names_stay_on_one_line() -> None:
+    record = gcg.GcgRecord(players=[gcg.GcgPlayer("a", "Anna\nB"), gcg.GcgPlayer("b", "Ben")], title="x\ry")
+    text = gcg.write(record)
+    assert "#player1 a Anna B" in text and "#title x y" in text
+    assert gcg.read(text.encode("utf-8")).players[0].name == "Anna B"

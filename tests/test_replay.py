@@ -668,3 +668,11 @@ def test_withdrawal_of_an_unreadable_first_play(tmp_path: Path, capsys: pytest.C
     code, lines, _ = replay_cli(capsys, write_gcg(tmp_path, text))
     assert [(f[0], f[1]) for f in disagreements(lines)] == [(3, "placement")]
     assert code == 1
+
+
+def test_unnamed_blank_in_a_played_word(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = tmp_path / "g.gcg"
+    game.write_text("#player1 a A\n#player2 b B\n>a: ?AT 8G C?T +8 8\n", encoding="utf-8")
+    code = main(["replay", str(game)])
+    out = capsys.readouterr().out
+    assert code == 1 and "'?' at H8" in out and "a blank must be written as its letter" in out

@@ -143,6 +143,7 @@ def test_finish_line_targets_table() -> None:
         "en-tournament clock=25",
         "en-tournament clock=25 overtime=5",
         "fr move-limit=90 clock=30 overtime=10",
+        "de move-limit=60 move-limit-action=pass",
     ],
 )
 def test_rules_line_round_trips(line: str) -> None:

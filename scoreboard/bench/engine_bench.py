@@ -44,7 +44,7 @@ def _plays(record: GcgRecord, profile: RuleProfile) -> list[tuple[str, Placement
             steps.append(("play", p))
             last.append(p)
         elif e.kind is Kind.WITHDRAW and last:
-            for sq in last[-1].squares:
+            for sq in last.pop().squares:
                 board.remove(sq)
             steps.append(("undo", None))
     return steps
