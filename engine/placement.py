@@ -203,7 +203,10 @@ def validate(
 def check_tile_counts(board: Board, placement: Placement, tile_set: TileSet) -> None:
     """Raise :class:`TileCountError` when board plus play hold more of a letter than the set,
     and :class:`UnknownTileError` for a tile that is not the set's (wrong letter or value)."""
+    own = tile_set.tiles_by_letter
     for square, tile in placement.tiles:
+        if own.get(tile.letter) is tile:
+            continue  # the set's own tile object: nothing to check
         if tile.blank:
             if tile.letter != BLANK and tile.letter not in tile_set.letters:
                 raise UnknownTileError(f"the blank at {square.name()} cannot be {tile.letter!r} in the {tile_set.name} set")

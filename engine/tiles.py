@@ -66,6 +66,11 @@ class TileSet:
         object.__setattr__(self, "_tiles", tiles)
 
     @property
+    def tiles_by_letter(self) -> dict[str, Tile]:
+        """The set's tile for each letter (``?``: the blank); do not modify."""
+        return self._tiles
+
+    @property
     def size(self) -> int:
         """Number of tiles in the set."""
         return sum(self.counts.values())
