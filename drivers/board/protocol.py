@@ -1,0 +1,476 @@
+"""The board link protocol (hardware/PROTOCOL.md), pure: bytes in, frames and messages out.
+
+A frame on the wire is ``00 COBS(body) 00``; ``body = type, flags, seq (u16 LE),
+length (u16 LE), payload, CRC-32 (u32 LE) of everything before it``. Garbage between
+frames is skipped at the next ``00``; a frame whose CRC, length or payload is wrong is
+counted and dropped, never guessed.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from engine.board import SIZE, Square
+from engine.errors import ScoreboardError
+
+PROTOCOL_MAJOR = 1
+PROTOCOL_MINOR = 0
+MAX_PAYLOAD = 4096
+HEADER = struct.Struct("<BBHH")
+CRC = struct.Struct("<I")
+MIN_BODY = HEADER.size + CRC.size
+MAX_RACKS = 4
+MAX_SLOTS = 9
+
+
+class ProtocolError(ScoreboardError, ValueError):
+    """A frame or payload that breaks the protocol (quoted in the message)."""
+
+
+class FrameType(enum.IntEnum):
+    """Frame types: controller to host below 0x80, host to controller from 0x80."""
+
+    HELLO = 0x01
+    SNAPSHOT = 0x02
+    CHANGES = 0x03
+    HEARTBEAT = 0x04
+    FAULT = 0x05
+    ACK = 0x06
+    REQUEST_SNAPSHOT = 0x81
+    SET_SCAN = 0x82
+    IDENTIFY = 0x83
+
+
+class Area(enum.IntEnum):
+    """Where a tag is read: a board cell or a rack slot."""
+
+    BOARD = 1
+    RACK = 2
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Loc:
+    """A reading position: board cell ``row * 15 + col``, or rack slot ``rack << 4 | slot``."""
+
+    area: Area
+    index: int
+
+    @classmethod
+    def cell(cls, square: Square | str) -> Loc:
+        """The board cell of a square (``'H8'`` or a :class:`Square`)."""
+        sq = Square.from_name(square) if isinstance(square, str) else square
+        return cls(Area.BOARD, sq.row * SIZE + sq.col)
+
+    @classmethod
+    def slot(cls, rack: int, slot: int) -> Loc:
+        """Slot ``slot`` (0-based) of rack ``rack`` (0-based)."""
+        if not (0 <= rack < MAX_RACKS and 0 <= slot < MAX_SLOTS):
+            raise ProtocolError(f"no rack slot {rack}/{slot}: racks 0-3, slots 0-8")
+        return cls(Area.RACK, rack << 4 | slot)
+
+    @property
+    def square(self) -> Square:
+        """The board square of a cell location."""
+        return Square.from_cell(self.index)
+
+    @property
+    def rack(self) -> int:
+        """The rack (0-based) of a slot location."""
+        return self.index >> 4
+
+    @property
+    def rack_slot(self) -> int:
+        """The slot (0-based) of a slot location."""
+        return self.index & 0x0F
+
+    def name(self) -> str:
+        """``H8`` for a cell, ``rack 2 slot 5`` (1-based) for a rack slot."""
+        if self.area is Area.BOARD:
+            return self.square.name()
+        return f"rack {self.rack + 1} slot {self.rack_slot + 1}"
+
+    def valid(self) -> bool:
+        """True when the location exists on a 15x15 board with 4 racks of 9 slots."""
+        if self.area is Area.BOARD:
+            return 0 <= self.index < SIZE * SIZE
+        return self.rack < MAX_RACKS and self.rack_slot < MAX_SLOTS
+
+    def __repr__(self) -> str:
+        if self.area is Area.BOARD:
+            return f"Loc.cell({self.name()!r})"
+        return f"Loc.slot({self.rack}, {self.rack_slot})"
+
+
+# --- messages -------------------------------------------------------------------------------
+
+
+class Message:
+    """A decoded frame payload."""
+
+    type: FrameType
+
+
+@dataclass(frozen=True)
+class Hello(Message):
+    """Handshake: firmware and protocol versions, geometry, readers, the controller's id."""
+
+    firmware: tuple[int, int, int]
+    protocol: tuple[int, int]
+    cols: int
+    rows: int
+    racks: int
+    slots: int
+    readers: int
+    board_id: bytes
+    type = FrameType.HELLO
+
+
+@dataclass(frozen=True)
+class Snapshot(Message):
+    """Every location holding a tag after sweep ``sweep`` (stable readings only)."""
+
+    sweep: int
+    tags: tuple[tuple[Loc, bytes], ...]
+    type = FrameType.SNAPSHOT
+
+
+@dataclass(frozen=True)
+class Changes(Message):
+    """Stable changes in sweep ``sweep``: a tag arrived (its UID) or left (``b''``)."""
+
+    sweep: int
+    changes: tuple[tuple[Loc, bytes], ...]
+    type = FrameType.CHANGES
+
+
+@dataclass(frozen=True)
+class Heartbeat(Message):
+    """Sent every heartbeat interval: sweep count, uptime, last sweep's duration, faults."""
+
+    sweep: int
+    uptime_ms: int
+    sweep_ms: int
+    faulty_readers: int
+    type = FrameType.HEARTBEAT
+
+
+class FaultCode(enum.IntEnum):
+    """What a reader fault report says."""
+
+    RECOVERED = 0
+    NO_RESPONSE = 1
+    BAD_DATA = 2
+    RESET = 3
+
+
+@dataclass(frozen=True)
+class Fault(Message):
+    """Reader ``reader`` failed (or recovered); ``locs`` are the cells and slots it covers."""
+
+    reader: int
+    code: FaultCode
+    locs: tuple[Loc, ...]
+    type = FrameType.FAULT
+
+
+class AckStatus(enum.IntEnum):
+    """The controller's answer to a host command."""
+
+    OK = 0
+    UNKNOWN_TYPE = 1
+    BAD_PAYLOAD = 2
+    UNSUPPORTED_VALUE = 3
+
+
+@dataclass(frozen=True)
+class Ack(Message):
+    """The controller's answer to the host frame numbered ``seq``."""
+
+    seq: int
+    status: AckStatus
+    type = FrameType.ACK
+
+
+@dataclass(frozen=True)
+class RequestSnapshot(Message):
+    """Host: send a full snapshot now."""
+
+    type = FrameType.REQUEST_SNAPSHOT
+
+
+@dataclass(frozen=True)
+class SetScan(Message):
+    """Host: scan parameters; 0 leaves a value unchanged."""
+
+    stable_sweeps: int = 0
+    stable_ms: int = 0
+    empty_timeout_us: int = 0
+    snapshot_ms: int = 0
+    heartbeat_ms: int = 0
+    type = FrameType.SET_SCAN
+
+
+@dataclass(frozen=True)
+class Identify(Message):
+    """Host: send HELLO again."""
+
+    type = FrameType.IDENTIFY
+
+
+# --- payload codecs ---------------------------------------------------------------------------
+
+_HELLO = struct.Struct("<BBBBBBBBBB8s")
+_SWEEP_COUNT = struct.Struct("<IH")
+_HEARTBEAT = struct.Struct("<IIHB")
+_FAULT = struct.Struct("<BBB")
+_ACK = struct.Struct("<HB")
+_SET_SCAN = struct.Struct("<BHHHH")
+
+
+def _tags(entries: Iterable[tuple[Loc, bytes]]) -> bytes:
+    out = bytearray()
+    for loc, uid in entries:
+        out += bytes((loc.area, loc.index, len(uid)))
+        out += uid
+    return bytes(out)
+
+
+def encode_payload(msg: Message) -> bytes:
+    """The payload bytes of ``msg``."""
+    if isinstance(msg, Hello):
+        return _HELLO.pack(*msg.firmware, *msg.protocol, msg.cols, msg.rows, msg.racks, msg.slots, msg.readers, msg.board_id)
+    if isinstance(msg, Snapshot):
+        return _SWEEP_COUNT.pack(msg.sweep, len(msg.tags)) + _tags(msg.tags)
+    if isinstance(msg, Changes):
+        return _SWEEP_COUNT.pack(msg.sweep, len(msg.changes)) + _tags(msg.changes)
+    if isinstance(msg, Heartbeat):
+        return _HEARTBEAT.pack(msg.sweep, msg.uptime_ms, msg.sweep_ms, msg.faulty_readers)
+    if isinstance(msg, Fault):
+        return _FAULT.pack(msg.reader, msg.code, len(msg.locs)) + b"".join(bytes((loc.area, loc.index)) for loc in msg.locs)
+    if isinstance(msg, Ack):
+        return _ACK.pack(msg.seq, msg.status)
+    if isinstance(msg, SetScan):
+        return _SET_SCAN.pack(msg.stable_sweeps, msg.stable_ms, msg.empty_timeout_us, msg.snapshot_ms, msg.heartbeat_ms)
+    if isinstance(msg, (RequestSnapshot, Identify)):
+        return b""
+    raise ProtocolError(f"cannot encode {msg!r}")
+
+
+def _read_tags(payload: bytes, offset: int, count: int, *, allow_empty: bool) -> tuple[tuple[Loc, bytes], ...]:
+    out = []
+    seen = set()
+    for _ in range(count):
+        if offset + 3 > len(payload):
+            raise ProtocolError("tag list is cut short")
+        area, index, n = payload[offset], payload[offset + 1], payload[offset + 2]
+        offset += 3
+        if n not in (4, 7, 10) and not (allow_empty and n == 0):
+            raise ProtocolError(f"a UID of {n} bytes (4, 7 or 10 expected)")
+        if offset + n > len(payload):
+            raise ProtocolError("tag list is cut short")
+        try:
+            loc = Loc(Area(area), index)
+        except ValueError:
+            raise ProtocolError(f"unknown area {area}") from None
+        if not loc.valid():
+            raise ProtocolError(f"no such location {area}/{index}")
+        if loc in seen:
+            raise ProtocolError(f"{loc.name()} listed twice")
+        seen.add(loc)
+        out.append((loc, bytes(payload[offset:offset + n])))
+        offset += n
+    if offset != len(payload):
+        raise ProtocolError(f"{len(payload) - offset} bytes after the tag list")
+    return tuple(out)
+
+
+def decode_payload(kind: int, payload: bytes) -> Message:
+    """The message of a frame of type ``kind``; :class:`ProtocolError` when malformed."""
+    try:
+        t = FrameType(kind)
+    except ValueError:
+        raise ProtocolError(f"unknown frame type 0x{kind:02x}") from None
+    try:
+        if t is FrameType.HELLO:
+            v = _HELLO.unpack_from(payload)  # newer minor versions may append fields
+            return Hello(tuple(v[0:3]), tuple(v[3:5]), v[5], v[6], v[7], v[8], v[9], v[10])  # type: ignore[arg-type]
+        if t in (FrameType.SNAPSHOT, FrameType.CHANGES):
+            sweep, count = _SWEEP_COUNT.unpack_from(payload)
+            tags = _read_tags(payload, _SWEEP_COUNT.size, count, allow_empty=t is FrameType.CHANGES)
+            return Snapshot(sweep, tags) if t is FrameType.SNAPSHOT else Changes(sweep, tags)
+        if t is FrameType.HEARTBEAT:
+            return Heartbeat(*_HEARTBEAT.unpack_from(payload))
+        if t is FrameType.FAULT:
+            reader, code, count = _FAULT.unpack_from(payload)
+            body = payload[_FAULT.size:]
+            if len(body) != 2 * count:
+                raise ProtocolError(f"fault report lists {count} locations in {len(body)} bytes")
+            locs = tuple(Loc(Area(body[i]), body[i + 1]) for i in range(0, len(body), 2))
+            return Fault(reader, FaultCode(code), locs)
+        if t is FrameType.ACK:
+            seq, status = _ACK.unpack_from(payload)
+            return Ack(seq, AckStatus(status))
+        if t is FrameType.SET_SCAN:
+            return SetScan(*_SET_SCAN.unpack_from(payload))
+        if payload:
+            raise ProtocolError(f"{t.name} carries no payload, got {len(payload)} bytes")
+        return RequestSnapshot() if t is FrameType.REQUEST_SNAPSHOT else Identify()
+    except struct.error:
+        raise ProtocolError(f"{t.name} payload of {len(payload)} bytes is too short") from None
+    except ValueError as e:  # an enum value out of range
+        if isinstance(e, ProtocolError):
+            raise
+        raise ProtocolError(f"{t.name}: {e}") from None
+
+
+# --- framing --------------------------------------------------------------------------------
+
+
+def cobs_encode(data: bytes) -> bytes:
+    """Consistent Overhead Byte Stuffing: ``data`` without any zero byte."""
+    out = bytearray()
+    for part in data.split(b"\x00"):
+        while len(part) >= 254:
+            out.append(255)
+            out += part[:254]
+            part = part[254:]
+        out.append(len(part) + 1)
+        out += part
+    return bytes(out)
+
+
+def cobs_decode(data: bytes) -> bytes:
+    """Undo :func:`cobs_encode`; :class:`ProtocolError` for a malformed block."""
+    out = bytearray()
+    i, n = 0, len(data)
+    while i < n:
+        code = data[i]
+        if code == 0:
+            raise ProtocolError("zero byte inside a COBS block")
+        end = i + code
+        if end > n:
+            raise ProtocolError("COBS block runs past the frame")
+        out += data[i + 1:end]
+        i = end
+        if code < 255 and i < n:
+            out.append(0)
+    return bytes(out)
+
+
+def encode(msg: Message, seq: int) -> bytes:
+    """The wire bytes of ``msg`` numbered ``seq``: ``00 COBS(body) 00``."""
+    payload = encode_payload(msg)
+    return encode_frame(msg.type, seq, payload)
+
+
+def encode_frame(kind: int, seq: int, payload: bytes, flags: int = 0) -> bytes:
+    """The wire bytes of a raw frame."""
+    if len(payload) > MAX_PAYLOAD:
+        raise ProtocolError(f"payload of {len(payload)} bytes is over {MAX_PAYLOAD}")
+    body = HEADER.pack(kind, flags, seq & 0xFFFF, len(payload)) + payload
+    body += CRC.pack(zlib.crc32(body))
+    return b"\x00" + cobs_encode(body) + b"\x00"
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A frame whose framing, length and CRC are right (its payload is not decoded yet)."""
+
+    type: int
+    seq: int
+    payload: bytes
+
+
+@dataclass
+class ParserStats:
+    """What a parser has seen: frames, and what it dropped."""
+
+    frames: int = 0
+    crc_errors: int = 0
+    malformed: int = 0  # bad COBS, wrong length, too short
+    oversize: int = 0  # no delimiter within the largest frame's size
+    bytes: int = 0
+
+
+@dataclass
+class FrameParser:
+    """Turns a byte stream into frames; never raises on any input."""
+
+    stats: ParserStats = field(default_factory=ParserStats)
+    _buffer: bytearray = field(default_factory=bytearray)
+
+    # COBS adds one byte per 254; the delimiters two more.
+    LIMIT = MIN_BODY + MAX_PAYLOAD + (MIN_BODY + MAX_PAYLOAD) // 254 + 4
+
+    def feed(self, data: bytes) -> list[Frame]:
+        """Frames completed by ``data``."""
+        self.stats.bytes += len(data)
+        buf = self._buffer
+        buf += data
+        if b"\x00" not in data:
+            if len(buf) > self.LIMIT:  # garbage without delimiter: drop it, stay bounded
+                self.stats.oversize += 1
+                buf.clear()
+            return []
+        chunks = bytes(buf).split(b"\x00")
+        buf.clear()
+        buf += chunks.pop()  # the unfinished tail
+        frames = []
+        for chunk in chunks:
+            if chunk:
+                frame = self._frame(chunk)
+                if frame is not None:
+                    frames.append(frame)
+        return frames
+
+    def _frame(self, chunk: bytes) -> Frame | None:
+        if len(chunk) > self.LIMIT:
+            self.stats.oversize += 1
+            return None
+        try:
+            body = cobs_decode(chunk)
+        except ProtocolError:
+            self.stats.malformed += 1
+            return None
+        if len(body) < MIN_BODY:
+            self.stats.malformed += 1
+            return None
+        (crc,) = CRC.unpack_from(body, len(body) - CRC.size)
+        if zlib.crc32(memoryview(body)[:-CRC.size]) != crc:
+            self.stats.crc_errors += 1
+            return None
+        kind, _flags, seq, length = HEADER.unpack_from(body)
+        if length != len(body) - MIN_BODY:
+            self.stats.malformed += 1
+            return None
+        self.stats.frames += 1
+        return Frame(kind, seq, body[HEADER.size:-CRC.size])
+
+
+class SequenceTracker:
+    """Checks the controller's sequence numbers: a gap, repeat or reordering needs a snapshot."""
+
+    def __init__(self) -> None:
+        self.expected: int | None = None
+        self.gaps = 0
+
+    def reset(self, seq: int) -> None:
+        """Start again at ``seq`` (after a HELLO)."""
+        self.expected = (seq + 1) & 0xFFFF
+
+    def check(self, seq: int) -> bool:
+        """True when ``seq`` is the next one; else counts a gap and resynchronises on it."""
+        ok = self.expected is None or seq == self.expected
+        if not ok:
+            self.gaps += 1
+        self.expected = (seq + 1) & 0xFFFF
+        return ok
+
+
+def uid_hex(uid: bytes) -> str:
+    """A UID as upper-case hex: ``04A1B2C3D4E5F6``."""
+    return uid.hex().upper()
