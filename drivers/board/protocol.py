@@ -66,6 +66,11 @@ class Loc:
         return cls(Area.BOARD, sq.row * SIZE + sq.col)
 
     @classmethod
+    def cell_index(cls, index: int) -> Loc:
+        """The board cell number ``row * 15 + col``."""
+        return cls(Area.BOARD, index)
+
+    @classmethod
     def slot(cls, rack: int, slot: int) -> Loc:
         """Slot ``slot`` (0-based) of rack ``rack`` (0-based)."""
         if not (0 <= rack < MAX_RACKS and 0 <= slot < MAX_SLOTS):
@@ -103,6 +108,14 @@ class Loc:
         if self.area is Area.BOARD:
             return f"Loc.cell({self.name()!r})"
         return f"Loc.slot({self.rack}, {self.rack_slot})"
+
+
+# Every valid location, by ``area << 8 | index`` (decoding looks them up, not builds them).
+_LOCS: dict[int, Loc] = {
+    loc.area << 8 | loc.index: loc
+    for loc in [Loc(Area.BOARD, i) for i in range(SIZE * SIZE)]
+    + [Loc(Area.RACK, r << 4 | s) for r in range(MAX_RACKS) for s in range(MAX_SLOTS)]
+}
 
 
 # --- messages -------------------------------------------------------------------------------
@@ -263,28 +276,30 @@ def encode_payload(msg: Message) -> bytes:
 def _read_tags(payload: bytes, offset: int, count: int, *, allow_empty: bool) -> tuple[tuple[Loc, bytes], ...]:
     out = []
     seen = set()
+    size = len(payload)
+    locs = _LOCS
     for _ in range(count):
-        if offset + 3 > len(payload):
+        if offset + 3 > size:
             raise ProtocolError("tag list is cut short")
         area, index, n = payload[offset], payload[offset + 1], payload[offset + 2]
         offset += 3
-        if n not in (4, 7, 10) and not (allow_empty and n == 0):
+        if n != 7 and n != 4 and n != 10 and not (allow_empty and n == 0):
             raise ProtocolError(f"a UID of {n} bytes (4, 7 or 10 expected)")
-        if offset + n > len(payload):
+        if offset + n > size:
             raise ProtocolError("tag list is cut short")
-        try:
-            loc = Loc(Area(area), index)
-        except ValueError:
-            raise ProtocolError(f"unknown area {area}") from None
-        if not loc.valid():
+        key = area << 8 | index
+        loc = locs.get(key)
+        if loc is None:
+            if area not in (Area.BOARD, Area.RACK):
+                raise ProtocolError(f"unknown area {area}")
             raise ProtocolError(f"no such location {area}/{index}")
-        if loc in seen:
+        if key in seen:
             raise ProtocolError(f"{loc.name()} listed twice")
-        seen.add(loc)
-        out.append((loc, bytes(payload[offset:offset + n])))
+        seen.add(key)
+        out.append((loc, payload[offset:offset + n]))
         offset += n
-    if offset != len(payload):
-        raise ProtocolError(f"{len(payload) - offset} bytes after the tag list")
+    if offset != size:
+        raise ProtocolError(f"{size - offset} bytes after the tag list")
     return tuple(out)
 
 
