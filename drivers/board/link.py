@@ -1,0 +1,371 @@
+"""The host side of the board link (hardware/PROTOCOL.md, "The host's rules"), pure.
+
+:class:`BoardLink` takes the bytes read from the controller with the time they arrived and
+returns typed events; the frames it wants sent wait in :meth:`BoardLink.outgoing`. No I/O,
+no threads, no clock: the transport (:mod:`drivers.board.serial_link`) reads, writes and
+calls :meth:`BoardLink.tick` for the watchdog.
+
+The rules it applies:
+
+- frames are taken in sequence; a frame with an unexpected seq (gap, repeat, reordering) is
+  dropped, a snapshot is requested, and CHANGES are dropped until that snapshot arrives (a
+  lost CHANGES frame is never patched over);
+- nothing but HELLO is interpreted before the first HELLO, CHANGES nothing before the first
+  SNAPSHOT after it;
+- a controller of another protocol major version is reported and its frames not interpreted;
+  frame types this host does not know are counted and ignored; bytes a newer minor version
+  appends to a known payload are ignored;
+- no valid frame for ``timeout`` seconds is a :class:`LinkLost`; the link then asks for a
+  HELLO again.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from engine.errors import ScoreboardError
+
+from .protocol import (
+    PROTOCOL_MAJOR,
+    PROTOCOL_MINOR,
+    Ack,
+    AckStatus,
+    Changes,
+    Fault,
+    FaultCode,
+    Frame,
+    FrameParser,
+    FrameType,
+    Heartbeat,
+    Hello,
+    Identify,
+    Loc,
+    Message,
+    ProtocolError,
+    RequestSnapshot,
+    SequenceTracker,
+    SetScan,
+    Snapshot,
+    decode_payload,
+    encode,
+)
+from .snapshot import BoardSnapshot
+
+DEFAULT_TIMEOUT = 1.5  # PROTOCOL.md: the link is dead after 1.5 s without a valid frame
+DEFAULT_RETRY = 1.0  # ask again when a requested SNAPSHOT or HELLO has not come by then
+
+_CONTROLLER_TYPES = frozenset(t for t in FrameType if t < 0x80)
+
+
+class LinkConfigError(ScoreboardError, ValueError):
+    """A link setting out of range (the value is quoted)."""
+
+
+# --- events ---------------------------------------------------------------------------------
+
+
+class BoardEvent:
+    """Something the board link reports; ``at`` is the time it was seen."""
+
+    at: float
+
+
+@dataclass(frozen=True)
+class BoardConnected(BoardEvent):
+    """A controller of our protocol major version said HELLO."""
+
+    hello: Hello
+    at: float
+
+
+@dataclass(frozen=True)
+class SnapshotReceived(BoardEvent):
+    """The controller's stable readings as of ``snapshot.sweep``, unfiltered by the host.
+
+    Sent after each SNAPSHOT and CHANGES frame, and after each HEARTBEAT (which confirms the
+    board is unchanged up to its sweep); ``source`` says which frame it came from.
+    """
+
+    snapshot: BoardSnapshot
+    source: FrameType
+    at: float
+
+
+@dataclass(frozen=True)
+class ReaderFault(BoardEvent):
+    """Reader ``reader`` failed or (``code`` RECOVERED) works again; ``locs``: what it covers."""
+
+    reader: int
+    code: FaultCode
+    locs: tuple[Loc, ...]
+    at: float
+
+
+@dataclass(frozen=True)
+class VersionMismatch(BoardEvent):
+    """The controller speaks another protocol major version; its frames are not interpreted."""
+
+    board: tuple[int, int]
+    firmware: tuple[int, int, int]
+    at: float
+    host: tuple[int, int] = (PROTOCOL_MAJOR, PROTOCOL_MINOR)
+
+    def message(self) -> str:
+        """What to tell the players."""
+        return (
+            f"board firmware speaks protocol {self.board[0]}.{self.board[1]}; "
+            f"this scoreboard speaks {self.host[0]}.x: update one of them"
+        )
+
+
+@dataclass(frozen=True)
+class LinkLost(BoardEvent):
+    """No valid frame for ``silent_for`` seconds."""
+
+    silent_for: float
+    at: float
+
+
+# --- state and counters ---------------------------------------------------------------------
+
+
+class LinkState(enum.Enum):
+    """Where the handshake is."""
+
+    WAITING_HELLO = "waiting for HELLO"
+    SYNCING = "waiting for a SNAPSHOT"
+    SYNCED = "in sync"
+    INCOMPATIBLE = "other protocol major version"
+
+
+@dataclass(frozen=True)
+class LinkStats:
+    """Counters since the link was made (a reset keeps them)."""
+
+    bytes: int = 0
+    frames: int = 0  # framing, length and CRC right
+    crc_errors: int = 0
+    malformed: int = 0  # bad COBS, length field wrong, too short
+    oversize: int = 0
+    sequence_errors: int = 0  # gaps, repeats and reorderings
+    bad_payloads: int = 0
+    unknown_types: int = 0  # types a newer minor version added, or host types coming back
+    ignored: int = 0  # before HELLO, CHANGES before a SNAPSHOT, or another major version
+    snapshot_requests: int = 0
+    nacks: int = 0  # ACKs with a status other than OK
+    link_losses: int = 0
+
+
+# --- the engine -----------------------------------------------------------------------------
+
+
+class BoardLink:
+    """The host's protocol engine: bytes and time in, :class:`BoardEvent` s and frames out.
+
+    ``timeout``: seconds without a valid frame before :class:`LinkLost`; ``retry``: seconds
+    after which an unanswered snapshot request or IDENTIFY is sent again; ``scan``: scan
+    settings sent after every HELLO (None: keep the controller's).
+    """
+
+    def __init__(
+        self,
+        timeout: float = DEFAULT_TIMEOUT,
+        retry: float = DEFAULT_RETRY,
+        scan: SetScan | None = None,
+    ) -> None:
+        if not timeout > 0:
+            raise LinkConfigError(f"link timeout must be above 0 s, got {timeout!r}")
+        if not retry > 0:
+            raise LinkConfigError(f"retry interval must be above 0 s, got {retry!r}")
+        self.timeout = timeout
+        self.retry = retry
+        self.scan = scan
+        self.state = LinkState.WAITING_HELLO
+        self.hello: Hello | None = None
+        self.board = BoardSnapshot()  # last SNAPSHOT plus the CHANGES after it
+        self._parser = FrameParser()
+        self._seq = SequenceTracker()
+        self._out = bytearray()
+        self._tx_seq = 0
+        self._last_rx: float | None = None
+        self._lost = False
+        self._asked_at: float | None = None  # when the pending IDENTIFY/REQUEST_SNAPSHOT went out
+        self._counts = dict.fromkeys(
+            ("bad_payloads", "unknown_types", "ignored", "snapshot_requests", "nacks", "link_losses"), 0
+        )
+
+    # --- host side ---
+
+    def reset(self, now: float) -> None:
+        """The port was (re)opened: drop partial input, ask for HELLO (which resets the seq)."""
+        self._parser = FrameParser(stats=self._parser.stats)
+        self.state = LinkState.WAITING_HELLO
+        self._last_rx = now
+        self._lost = False
+        self._identify(now)
+
+    def send(self, msg: Message) -> None:
+        """Queue a host frame (numbered here) for :meth:`outgoing`."""
+        self._out += encode(msg, self._tx_seq)
+        self._tx_seq = (self._tx_seq + 1) & 0xFFFF
+
+    def outgoing(self) -> bytes:
+        """The bytes to write to the controller now (emptied by the call)."""
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    @property
+    def stats(self) -> LinkStats:
+        """The counters, the parser's included."""
+        p = self._parser.stats
+        return LinkStats(
+            bytes=p.bytes, frames=p.frames, crc_errors=p.crc_errors, malformed=p.malformed,
+            oversize=p.oversize, sequence_errors=self._seq.gaps, **self._counts,
+        )
+
+    # --- input ---
+
+    def feed(self, data: bytes, now: float) -> list[BoardEvent]:
+        """Events from the bytes ``data`` that arrived at ``now``."""
+        events: list[BoardEvent] = []
+        for frame in self._parser.feed(data):
+            self._last_rx = now
+            self._lost = False
+            events += self._frame(frame, now)
+        return events
+
+    def tick(self, now: float) -> list[BoardEvent]:
+        """The watchdog: call often (every read timeout); resends unanswered requests."""
+        events: list[BoardEvent] = []
+        if self._last_rx is not None and not self._lost and now - self._last_rx >= self.timeout:
+            self._lost = True
+            self._counts["link_losses"] += 1
+            events.append(LinkLost(now - self._last_rx, now))
+            self.state = LinkState.WAITING_HELLO
+            self._identify(now)
+        elif self._asked_at is not None and now - self._asked_at >= self.retry:
+            if self.state is LinkState.WAITING_HELLO:
+                self._identify(now)
+            elif self.state is LinkState.SYNCING:
+                self._request_snapshot(now)
+        return events
+
+    # --- frames ---
+
+    def _frame(self, frame: Frame, now: float) -> list[BoardEvent]:
+        if frame.type == FrameType.HELLO:
+            return self._hello(frame, now)
+        if self.state in (LinkState.WAITING_HELLO, LinkState.INCOMPATIBLE):
+            self._counts["ignored"] += 1
+            return []
+        if frame.type >= 0x80:  # a host frame coming back (an echoing line): not in our sequence
+            self._counts["unknown_types"] += 1
+            return []
+        if not self._seq.check(frame.seq):
+            self._desync(now)
+            return []
+        if frame.type not in _CONTROLLER_TYPES:  # added by a newer minor version
+            self._counts["unknown_types"] += 1
+            return []
+        try:
+            msg = self._decode(frame)
+            if isinstance(msg, Fault) and not all(loc.valid() for loc in msg.locs):
+                bad = [f"{int(loc.area)}/{loc.index}" for loc in msg.locs if not loc.valid()]
+                raise ProtocolError(f"fault report lists locations off the board: {', '.join(bad)}")
+        except ProtocolError:
+            self._counts["bad_payloads"] += 1
+            self._desync(now)
+            return []
+        if isinstance(msg, Snapshot):
+            self.board = BoardSnapshot.of(msg.tags, msg.sweep)
+            self.state = LinkState.SYNCED
+            self._asked_at = None
+            return [SnapshotReceived(self.board, FrameType.SNAPSHOT, now)]
+        if isinstance(msg, Changes):
+            if self.state is not LinkState.SYNCED:
+                self._counts["ignored"] += 1
+                return []
+            self.board = self.board.with_changes(msg.changes, msg.sweep)
+            return [SnapshotReceived(self.board, FrameType.CHANGES, now)]
+        if isinstance(msg, Heartbeat):
+            if self.state is not LinkState.SYNCED:
+                return []
+            self.board = BoardSnapshot(self.board.tags, msg.sweep)
+            return [SnapshotReceived(self.board, FrameType.HEARTBEAT, now)]
+        if isinstance(msg, Fault):
+            return [ReaderFault(msg.reader, msg.code, msg.locs, now)]
+        if isinstance(msg, Ack) and msg.status is not AckStatus.OK:
+            self._counts["nacks"] += 1
+        return []
+
+    def _hello(self, frame: Frame, now: float) -> list[BoardEvent]:
+        p = frame.payload
+        if len(p) >= 5 and p[3] != PROTOCOL_MAJOR:  # read raw: another major may lay HELLO out anew
+            self.state = LinkState.INCOMPATIBLE
+            self.hello = None
+            self._asked_at = None
+            return [VersionMismatch((p[3], p[4]), (p[0], p[1], p[2]), now)]
+        try:
+            hello = decode_payload(FrameType.HELLO, p)
+        except ProtocolError:
+            self._counts["bad_payloads"] += 1
+            return []
+        assert isinstance(hello, Hello)
+        self._seq.reset(frame.seq)
+        self.hello = hello
+        self.state = LinkState.SYNCING
+        self._asked_at = now  # the controller sends a SNAPSHOT after HELLO; ask if it does not
+        if self.scan is not None:
+            self.send(self.scan)
+        return [BoardConnected(hello, now)]
+
+    def _decode(self, frame: Frame) -> Message:
+        try:
+            return decode_payload(frame.type, frame.payload)
+        except ProtocolError:
+            if self.hello is None or self.hello.protocol[1] <= PROTOCOL_MINOR:
+                raise
+            known = _known_part(frame.type, frame.payload)
+            if known is None or len(known) == len(frame.payload):
+                raise
+            return decode_payload(frame.type, known)
+
+    # --- requests ---
+
+    def _desync(self, now: float) -> None:
+        if self.state is LinkState.SYNCED:
+            self.state = LinkState.SYNCING
+        if self._asked_at is None or now - self._asked_at >= self.retry:
+            self._request_snapshot(now)
+
+    def _request_snapshot(self, now: float) -> None:
+        self.send(RequestSnapshot())
+        self._asked_at = now
+        self._counts["snapshot_requests"] += 1
+
+    def _identify(self, now: float) -> None:
+        self.send(Identify())
+        self._asked_at = now
+
+
+
+def _known_part(kind: int, payload: bytes) -> bytes | None:
+    """The part of a payload that protocol 1.0 defines, before fields a newer minor appended."""
+    if kind in (FrameType.SNAPSHOT, FrameType.CHANGES):
+        if len(payload) < 6:
+            return None
+        count = int.from_bytes(payload[4:6], "little")
+        end = 6
+        for _ in range(count):
+            if end + 3 > len(payload):
+                return None
+            end += 3 + payload[end + 2]
+        return payload[:end] if end <= len(payload) else None
+    if kind == FrameType.FAULT:
+        if len(payload) < 3:
+            return None
+        end = 3 + 2 * payload[2]
+        return payload[:end] if end <= len(payload) else None
+    return None
