@@ -24,6 +24,7 @@ from engine.errors import ScoreboardError
 from engine.lexicon import HouseLexicon, Lexicon
 from engine.trie import LexiconFormatError, TrieLexicon
 from engine.words import Rejection, check_language, normalize
+from scoreboard.storage import write_json_atomic
 
 
 class LexiconFileError(ScoreboardError, OSError):
@@ -235,19 +236,11 @@ class HouseList:
 
     def save(self) -> None:
         """Write the lists atomically."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {"language": self.language, "accept": sorted(self.accept), "reject": sorted(self.reject)}
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", dir=self.path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, ensure_ascii=False, indent=1)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
+            write_json_atomic(self.path, data)
         except OSError as e:
-            Path(tmp).unlink(missing_ok=True)
-            raise HouseListError(f"cannot write house list {self.path}: {e.strerror}") from None
+            raise HouseListError(f"cannot write house list {self.path}: {e.strerror or e}") from None
 
     def over(self, base: Lexicon) -> HouseLexicon:
         """``base`` with these lists laid over it."""

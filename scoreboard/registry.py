@@ -13,13 +13,12 @@ scoreboard shows it as an unknown tile and never guesses.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from engine.errors import ScoreboardError, UnknownTileSetError
 from engine.tiles import BLANK, TILE_SETS, Tile, TileSet, get_tile_set
+from scoreboard.storage import write_json_atomic
 
 FORMAT = 1
 UID_LENGTHS = (4, 7, 10)
@@ -194,24 +193,8 @@ class TileRegistry:
             },
         }
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", dir=self.path.parent)
+            write_json_atomic(self.path, data)
         except OSError as e:
-            raise RegistryIOError(f"cannot write tile registry {self.path}: {e.strerror or e}") from None
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, ensure_ascii=False, indent=1)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-            dir_fd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)  # the rename itself survives a power cut
-            finally:
-                os.close(dir_fd)
-        except OSError as e:
-            Path(tmp).unlink(missing_ok=True)
             raise RegistryIOError(f"cannot write tile registry {self.path}: {e.strerror or e}") from None
 
     # --- lookup -----------------------------------------------------------------------------
