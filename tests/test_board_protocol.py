@@ -171,6 +171,7 @@ def test_oversize_payload_refused_by_the_encoder() -> None:
         (FrameType.SNAPSHOT, b"\x01\x00\x00\x00\x01\x00\x01\x70\x00", "UID of 0 bytes"),
         (FrameType.SNAPSHOT, b"\x01\x00\x00\x00\x02\x00" + (b"\x01\x70\x07" + bytes(7)) * 2, "H8 listed twice"),
         (FrameType.FAULT, b"\x01\x07\x00", "FAULT"),
+        (FrameType.FAULT, b"\x01\x01\x01\x01\xf0", "no such location 1/240"),
         (FrameType.IDENTIFY, b"\x00", "carries no payload"),
     ],
 )

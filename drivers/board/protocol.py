@@ -312,7 +312,7 @@ def decode_payload(kind: int, payload: bytes) -> Message:
     try:
         if t is FrameType.HELLO:
             v = _HELLO.unpack_from(payload)  # newer minor versions may append fields
-            return Hello(tuple(v[0:3]), tuple(v[3:5]), v[5], v[6], v[7], v[8], v[9], v[10])  # type: ignore[arg-type]
+            return Hello(tuple(v[0:3]), tuple(v[3:5]), v[5], v[6], v[7], v[8], v[9], v[10])
         if t in (FrameType.SNAPSHOT, FrameType.CHANGES):
             sweep, count = _SWEEP_COUNT.unpack_from(payload)
             tags = _read_tags(payload, _SWEEP_COUNT.size, count, allow_empty=t is FrameType.CHANGES)
@@ -324,8 +324,13 @@ def decode_payload(kind: int, payload: bytes) -> Message:
             body = payload[_FAULT.size:]
             if len(body) != 2 * count:
                 raise ProtocolError(f"fault report lists {count} locations in {len(body)} bytes")
-            locs = tuple(Loc(Area(body[i]), body[i + 1]) for i in range(0, len(body), 2))
-            return Fault(reader, FaultCode(code), locs)
+            locs = []
+            for i in range(0, len(body), 2):
+                loc = _LOCS.get(body[i] << 8 | body[i + 1])
+                if loc is None:
+                    raise ProtocolError(f"fault report names no such location {body[i]}/{body[i + 1]}")
+                locs.append(loc)
+            return Fault(reader, FaultCode(code), tuple(locs))
         if t is FrameType.ACK:
             seq, status = _ACK.unpack_from(payload)
             return Ack(seq, AckStatus(status))

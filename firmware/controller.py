@@ -1,0 +1,218 @@
+"""The controller's main loop, as a class that runs on any HAL (real or fake).
+
+What it sends (hardware/PROTOCOL.md, "When the controller sends what"):
+
+- HELLO at boot (seq 0), on IDENTIFY, and when the HAL sees a host open the port;
+- SNAPSHOT after HELLO, on REQUEST_SNAPSHOT and every ``snapshot_ms``. After boot the
+  first SNAPSHOT waits until every location has a stable reading (at most
+  ``warmup_ms``), so the host never starts from a half-read board;
+- CHANGES as soon as the scanner reports stable changes;
+- HEARTBEAT every ``heartbeat_ms``;
+- FAULT when a reader fails, is reset, or recovers, with the locations it covers;
+- ACK for every host frame with a good CRC: 0 ok, 1 unknown type, 2 bad payload,
+  3 a SET_SCAN value out of range (then nothing of it is applied).
+
+The watchdog is fed only while the scan makes progress, so a wedged bus or loop resets
+the controller.
+"""
+
+from firmware import frames as F
+from firmware.scanner import UNKNOWN, Scanner
+
+FIRMWARE_VERSION = (1, 0, 0)
+
+# SET_SCAN ranges (inclusive); 0 in a field means "unchanged".
+STABLE_SWEEPS_RANGE = (1, 20)
+STABLE_MS_RANGE = (1, 10000)
+EMPTY_TIMEOUT_US_RANGE = (300, 25000)
+SNAPSHOT_MS_RANGE = (100, 60000)
+HEARTBEAT_MS_RANGE = (50, 1000)  # the host declares the link dead after 1.5 s of silence
+
+
+class Controller:
+    """The board controller: scans, debounces, talks to the host."""
+
+    def __init__(self, hal, layout, scanner=None, snapshot_ms=1000, heartbeat_ms=500,
+                 warmup_ms=1000, stall_ms=1000, idle_max_us=2000):
+        self.hal = hal
+        self.layout = layout
+        self.scanner = scanner if scanner is not None else Scanner(hal, layout)
+        self.snapshot_ms = snapshot_ms
+        self.heartbeat_ms = heartbeat_ms
+        self.warmup_ms = warmup_ms
+        self.stall_ms = stall_ms
+        self.idle_max_us = idle_max_us
+        self.parser = F.FrameParser()
+        self.seq = 0
+        self.booted = False
+        self.snapshot_sent = False  # the first SNAPSHOT after boot is out
+        self.uptime_ms = 0
+        self.host_frames = 0
+        self._pending_faults = []
+        self._connected = None
+        self._last_ms = 0
+        self._boot_ms = 0
+        self._next_snapshot = 0
+        self._next_heartbeat = 0
+
+    # --- sending ----------------------------------------------------------------------
+
+    def _send(self, kind, payload):
+        self.hal.serial_write(F.encode_frame(kind, self.seq, payload))
+        self.seq = (self.seq + 1) & 0xFFFF
+
+    def send_hello(self):
+        """HELLO: versions, geometry, readers, board id."""
+        layout = self.layout
+        self._send(F.HELLO, F.hello_payload(
+            FIRMWARE_VERSION, (F.PROTOCOL_MAJOR, F.PROTOCOL_MINOR), F.COLS, F.ROWS,
+            layout.racks, layout.slots, len(layout.readers), self.hal.unique_id()))
+
+    def send_snapshot(self):
+        """SNAPSHOT of every stable tag; the periodic snapshot timer starts again."""
+        sc = self.scanner
+        self._send(F.SNAPSHOT, F.tags_payload(sc.sweep, sc.stable_tags()))
+        self._next_snapshot = self.hal.ticks_add(self.hal.ticks_ms(), self.snapshot_ms)
+        if not self.snapshot_sent:
+            self.snapshot_sent = True
+            self._next_heartbeat = self.hal.ticks_add(self.hal.ticks_ms(), self.heartbeat_ms)
+            for reader, code in self._pending_faults:
+                self._send_fault(reader, code)
+            self._pending_faults = []
+
+    def _send_fault(self, reader, code):
+        self._send(F.FAULT, F.fault_payload(reader, code, self.layout.locations(reader)))
+
+    def _send_heartbeat(self):
+        sc = self.scanner
+        self._send(F.HEARTBEAT, F.heartbeat_payload(
+            sc.sweep, self.uptime_ms, sc.last_sweep_ms, len(sc.faulty_readers())))
+
+    # --- the loop ---------------------------------------------------------------------
+
+    def boot(self):
+        """HELLO with seq 0; the first SNAPSHOT follows once the board is read."""
+        now = self.hal.ticks_ms()
+        self._boot_ms = now
+        self._last_ms = now
+        self.seq = 0
+        self.booted = True
+        self._connected = self.hal.host_connected()
+        self.send_hello()
+
+    def run_forever(self):
+        """The main loop (never returns on the controller)."""
+        while True:
+            self.step()
+
+    def step(self):
+        """One pass of the main loop: scan, talk, keep time, feed the watchdog."""
+        hal = self.hal
+        if not self.booted:
+            self.boot()
+        progressed = self.scanner.step()
+        now = hal.ticks_ms()
+        self.uptime_ms = (self.uptime_ms + hal.ticks_diff(now, self._last_ms)) & 0xFFFFFFFF
+        self._last_ms = now
+
+        connected = hal.host_connected()
+        if connected and self._connected is False:  # a host opened the port
+            self.send_hello()
+            if self.snapshot_sent:
+                self.send_snapshot()
+        self._connected = connected
+
+        data = hal.serial_read()
+        if data:
+            for kind, seq, payload in self.parser.feed(data):
+                self.handle(kind, seq, payload)
+
+        if not self.snapshot_sent and (
+                self.scanner.settled() or hal.ticks_diff(now, self._boot_ms) >= self.warmup_ms):
+            self.send_snapshot()
+        self._report_changes()
+        self._report_faults()
+
+        if self.snapshot_sent:
+            now = hal.ticks_ms()
+            if hal.ticks_diff(now, self._next_heartbeat) >= 0:
+                self._send_heartbeat()
+                self._next_heartbeat = hal.ticks_add(now, self.heartbeat_ms)
+            if hal.ticks_diff(now, self._next_snapshot) >= 0:
+                self.send_snapshot()
+
+        sc = self.scanner
+        if hal.ticks_diff(hal.ticks_ms(), sc.last_progress) < self.stall_ms or not sc.working_readers():
+            hal.feed_watchdog()
+        if not progressed and not data:
+            hal.idle(self.idle_max_us)
+
+    def _report_changes(self):
+        changes = self.scanner.take_changes()
+        if not changes or not self.snapshot_sent:
+            return  # before the first SNAPSHOT, that SNAPSHOT carries them
+        latest = {}
+        for loc, old, new in changes:
+            if new is None:
+                if old is UNKNOWN and loc not in latest:
+                    continue  # the host already takes an unread location as empty
+                latest[loc] = b""
+            else:
+                latest[loc] = new
+        if latest:
+            entries = sorted(latest.items())
+            self._send(F.CHANGES, F.tags_payload(self.scanner.sweep, entries))
+
+    def _report_faults(self):
+        for reader, code in self.scanner.take_faults():
+            if self.snapshot_sent:
+                self._send_fault(reader, code)
+            else:
+                self._pending_faults.append((reader, code))
+
+    # --- host commands ----------------------------------------------------------------
+
+    def handle(self, kind, seq, payload):
+        """Answer one host frame (its CRC was good)."""
+        self.host_frames += 1
+        if kind == F.REQUEST_SNAPSHOT:
+            self._ack(seq, F.ACK_OK)
+            self.send_snapshot()
+        elif kind == F.IDENTIFY:
+            self._ack(seq, F.ACK_OK)
+            self.send_hello()
+            self.send_snapshot()
+        elif kind == F.SET_SCAN:
+            self._ack(seq, self._set_scan(payload))
+        else:
+            self._ack(seq, F.ACK_UNKNOWN_TYPE)
+
+    def _ack(self, seq, status):
+        self._send(F.ACK, F.ack_payload(seq, status))
+
+    def _set_scan(self, payload):
+        try:
+            values = F.parse_set_scan(payload)
+        except F.FrameError:
+            return F.ACK_BAD_PAYLOAD
+        ranges = (STABLE_SWEEPS_RANGE, STABLE_MS_RANGE, EMPTY_TIMEOUT_US_RANGE,
+                  SNAPSHOT_MS_RANGE, HEARTBEAT_MS_RANGE)
+        for value, (low, high) in zip(values, ranges):
+            if value and not low <= value <= high:
+                return F.ACK_UNSUPPORTED_VALUE
+        stable_sweeps, stable_ms, timeout_us, snapshot_ms, heartbeat_ms = values
+        sc = self.scanner
+        if stable_sweeps:
+            sc.stable_reads = stable_sweeps
+        if stable_ms:
+            sc.stable_ms = stable_ms
+        if timeout_us:
+            sc.set_empty_timeout_us(timeout_us)
+        now = self.hal.ticks_ms()
+        if snapshot_ms:
+            self.snapshot_ms = snapshot_ms
+            self._next_snapshot = self.hal.ticks_add(now, snapshot_ms)
+        if heartbeat_ms:
+            self.heartbeat_ms = heartbeat_ms
+            self._next_heartbeat = self.hal.ticks_add(now, heartbeat_ms)
+        return F.ACK_OK

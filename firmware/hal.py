@@ -1,0 +1,130 @@
+"""The hardware the scan and link logic needs, behind one small interface.
+
+``hal_rp2.Rp2Hal`` drives the real readers; ``hal_fake.FakeHal`` is a virtual board on a
+virtual clock. The scanner never waits for one reader: it starts a read on every idle
+reader (:meth:`Hal.start_read`), then collects the ones that finished
+(:meth:`Hal.ready`, :meth:`Hal.result`), so all readers work at the same time while the
+one CPU only does the short register work between their radio exchanges.
+
+Times are MicroPython ticks: ints that wrap at ``TICKS_PERIOD``; compare them with
+:meth:`Hal.ticks_diff` only.
+"""
+
+from firmware.iso14443a import BadRead
+
+TICKS_PERIOD = 1 << 30
+_TICKS_HALF = TICKS_PERIOD >> 1
+
+__all__ = ["TICKS_PERIOD", "BadRead", "Hal", "ReaderFault", "ticks_add", "ticks_diff"]
+
+
+class ReaderFault(Exception):
+    """A reader that does not answer its bus, or never finishes a read."""
+
+    def __init__(self, reader, message):
+        super().__init__("reader %d: %s" % (reader, message))
+        self.reader = reader
+
+
+def ticks_diff(a, b):
+    """``a - b`` for ticks that wrap at ``TICKS_PERIOD`` (as ``time.ticks_diff``)."""
+    return ((a - b + _TICKS_HALF) & (TICKS_PERIOD - 1)) - _TICKS_HALF
+
+
+def ticks_add(a, delta):
+    """``a + delta`` wrapped at ``TICKS_PERIOD`` (as ``time.ticks_add``)."""
+    return (a + delta) & (TICKS_PERIOD - 1)
+
+
+class Hal:
+    """The interface; subclasses implement every method that raises here.
+
+    Readers are numbered from 0; each switches between its antennas (0-based).
+    """
+
+    readers = 0
+
+    # --- time ---------------------------------------------------------------------------
+
+    def ticks_ms(self):
+        """Milliseconds, wrapping."""
+        raise NotImplementedError
+
+    def ticks_us(self):
+        """Microseconds, wrapping."""
+        raise NotImplementedError
+
+    def ticks_diff(self, a, b):
+        """``a - b`` in ticks."""
+        return ticks_diff(a, b)
+
+    def ticks_add(self, a, delta):
+        """``a + delta`` in ticks."""
+        return ticks_add(a, delta)
+
+    def idle(self, max_us):
+        """Nothing to do: wait at most ``max_us`` for a read to finish or input to arrive."""
+        raise NotImplementedError
+
+    # --- readers ------------------------------------------------------------------------
+
+    def set_empty_timeout_us(self, us):
+        """How long a reader waits for a tag's answer before calling the cell empty."""
+        raise NotImplementedError
+
+    def start_read(self, reader, antenna, known=None):
+        """Switch ``reader`` to ``antenna`` and start reading the UID there; returns at once.
+
+        With ``known`` (the UID last read there) the reader may stop after cascade level 1
+        when the tag's answer matches it (``iso14443a.Select``) and report ``known``.
+        """
+        raise NotImplementedError
+
+    def ready(self):
+        """A reader whose read has finished (its result waits in :meth:`result`), or -1."""
+        raise NotImplementedError
+
+    def result(self, reader):
+        """The finished read's UID, or None for an empty antenna.
+
+        Raises :class:`ReaderFault` for a reader that stopped answering and
+        :class:`BadRead` for a garbled answer.
+        """
+        raise NotImplementedError
+
+    def reset_reader(self, reader):
+        """Reset ``reader`` through its RST line; True when it answers again."""
+        raise NotImplementedError
+
+    def read_uid(self, reader, antenna):
+        """One blocking read: the UID on ``antenna``, or None. Only while no other read runs."""
+        self.start_read(reader, antenna)
+        while True:
+            done = self.ready()
+            if done == reader:
+                return self.result(reader)
+            if done >= 0:  # another reader's leftover result: not ours to take
+                self.result(done)
+            self.idle(1000)
+
+    # --- link, watchdog, identity -------------------------------------------------------
+
+    def serial_write(self, data):
+        """Send ``data`` to the host (dropped while no host listens)."""
+        raise NotImplementedError
+
+    def serial_read(self):
+        """Bytes the host sent since the last call (``b''`` when none); never blocks."""
+        raise NotImplementedError
+
+    def host_connected(self):
+        """True or False when the link tells whether a host has the port open, else None."""
+        return
+
+    def feed_watchdog(self):
+        """Tell the watchdog the main loop is alive."""
+        raise NotImplementedError
+
+    def unique_id(self):
+        """The controller's 8-byte unique id."""
+        raise NotImplementedError

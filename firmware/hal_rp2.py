@@ -1,0 +1,407 @@
+"""The HAL on the reference build: RP2040, MFRC522 readers, MCP23S17 antenna switches.
+
+Never imported under CPython (only compiled in the tests). Wiring (hardware/README.md):
+
+- SPI0 at 4 MHz (SCK GP2, MOSI GP3, MISO GP4) to every reader strip. Chip selects go
+  through two 74HC154 decoders: address A0-A3 on GP6-GP9, strobe of decoder 0 (readers
+  0-15) on GP10, of decoder 1 (readers 16-31 and the expanders) on GP11.
+- Each strip has one MFRC522 and one MCP23S17 whose outputs bias the PIN diodes of its
+  antennas (GPA0-7, GPB0-6: antennas 0-14) and drive the reader's RST (GPB7). Eight
+  expanders share one chip select through their hardware address pins.
+- Every reader's IRQ pin (open drain, active low) joins one line on GP12 with a 10 kOhm
+  pull-up: the CPU reads registers only when some reader has finished an exchange.
+- Link: USB CDC (``sys.stdout.buffer``, ``sys.stdin.buffer`` polled with ``select``),
+  or UART0 at 115200 baud on GP0/GP1.
+
+Each reader runs an ``iso14443a.Select`` state machine; :meth:`Rp2Hal.ready` advances
+whichever reader the IRQ line says has finished an exchange, so all readers' radio
+exchanges overlap and the CPU does only the register work in between.
+"""
+
+import sys
+import time
+
+import machine
+import micropython
+from machine import SPI, Pin
+
+from firmware.hal import BadRead, Hal, ReaderFault
+from firmware.iso14443a import Select
+
+# MFRC522 registers and commands (datasheet MFRC522 rev. 3.9, section 9).
+CommandReg = 0x01
+ComIEnReg = 0x02
+DivIEnReg = 0x03
+ComIrqReg = 0x04
+ErrorReg = 0x06
+FIFODataReg = 0x09
+FIFOLevelReg = 0x0A
+ControlReg = 0x0C
+BitFramingReg = 0x0D
+CollReg = 0x0E
+ModeReg = 0x11
+TxControlReg = 0x14
+TxASKReg = 0x15
+RFCfgReg = 0x26
+TModeReg = 0x2A
+TPrescalerReg = 0x2B
+TReloadRegH = 0x2C
+TReloadRegL = 0x2D
+VersionReg = 0x37
+
+CMD_IDLE = 0x00
+CMD_TRANSCEIVE = 0x0C
+CMD_SOFT_RESET = 0x0F
+
+IRQ_RX = 0x20
+IRQ_IDLE = 0x10
+IRQ_ERR = 0x02
+IRQ_TIMER = 0x01
+ERR_MASK = 0x1B  # BufferOvfl, CollErr, ParityErr, ProtocolErr (CRC is checked in software)
+KNOWN_VERSIONS = (0x91, 0x92, 0x88, 0xB2, 0x12)  # MFRC522 1.0, 2.0 and common clones
+
+# MCP23S17 (BANK=0): IOCON, IODIRA, OLATA.
+MCP_IOCON = 0x0A
+MCP_IODIRA = 0x00
+MCP_OLATA = 0x14
+MCP_HAEN = 0x08
+RST_BIT = 0x8000  # GPB7
+
+TIMER_TICK_US = 25  # TPrescaler 0xA9: 13.56 MHz / 339 = 40 kHz
+
+# RP2040 single-cycle IO: set and clear GPIO outputs in one write.
+SIO_GPIO_IN = 0xD0000004
+SIO_GPIO_OUT_SET = 0xD0000014
+SIO_GPIO_OUT_CLR = 0xD0000018
+
+PIN_SCK = 2
+PIN_MOSI = 3
+PIN_MISO = 4
+PIN_ADDR = (6, 7, 8, 9)
+PIN_STROBE = (10, 11)
+PIN_IRQ = 12
+EXPANDER_CS = (19, 20, 21)  # decoder 1 outputs 3-5 (device numbers 16 + 3..5)
+
+
+class Rp2Hal(Hal):
+    """Readers on SPI0, the link on USB CDC (``link='usb'``) or UART0 (``link='uart'``)."""
+
+    def __init__(self, readers, link="usb", spi_baud=4000000, settle_us=40,
+                 deadline_us=20000, watchdog_ms=2000):
+        self.readers = readers
+        self.settle_us = settle_us
+        self.deadline_us = deadline_us
+        self.spi = SPI(0, baudrate=spi_baud, polarity=0, phase=0,
+                       sck=Pin(PIN_SCK), mosi=Pin(PIN_MOSI), miso=Pin(PIN_MISO))
+        for p in PIN_ADDR:
+            Pin(p, Pin.OUT, value=0)
+        for p in PIN_STROBE:
+            Pin(p, Pin.OUT, value=1)
+        self.irq = Pin(PIN_IRQ, Pin.IN, Pin.PULL_UP)
+        self._addr_all = 0
+        for p in PIN_ADDR:
+            self._addr_all |= 1 << p
+        self._cs = [self._cs_masks(d) for d in range(32)]
+        self._b2 = bytearray(2)
+        self._b3 = bytearray(3)
+        self._fifo = bytearray(17)
+        self._sel = [Select() for _ in range(readers)]
+        self._busy = [False] * readers
+        self._t0 = [0] * readers
+        self._result = [None] * readers
+        self._error = [None] * readers
+        self._done = []
+        self._order = []  # busy readers, oldest exchange first
+        self._check_late = 0
+        self._latch = [RST_BIT] * readers  # expander outputs: RST high, no antenna
+        self._timeout_reload = 60
+        self._link = link
+        self._setup_link(link)
+        for group in range(len(EXPANDER_CS)):
+            self._mcp_write(16 + 3 + group, 0, MCP_IOCON, bytes((MCP_HAEN, MCP_HAEN)))  # all answer addr 0 until HAEN
+        for r in range(readers):
+            device, hw = self._mcp(r)
+            self._mcp_write(device, hw, MCP_IODIRA, b"\x00\x00")
+            self._switch(r, RST_BIT)
+            if not self.reset_reader(r):
+                self._error[r] = ReaderFault(r, "no answer at boot")
+        self.wdt = machine.WDT(timeout=watchdog_ms)
+
+    # --- bus ----------------------------------------------------------------------------
+
+    def _cs_masks(self, device):
+        addr = 0
+        for bit, p in enumerate(PIN_ADDR):
+            if device >> bit & 1:
+                addr |= 1 << p
+        return addr, 1 << PIN_STROBE[device >> 4]
+
+    @micropython.native
+    def _select(self, device):
+        addr, strobe = self._cs[device]
+        machine.mem32[SIO_GPIO_OUT_CLR] = self._addr_all
+        machine.mem32[SIO_GPIO_OUT_SET] = addr
+        machine.mem32[SIO_GPIO_OUT_CLR] = strobe
+
+    @micropython.native
+    def _deselect(self, device):
+        machine.mem32[SIO_GPIO_OUT_SET] = self._cs[device][1]
+
+    def _write(self, r, reg, value):
+        b = self._b2
+        b[0] = (reg << 1) & 0x7E
+        b[1] = value
+        self._select(r)
+        self.spi.write(b)
+        self._deselect(r)
+
+    def _read(self, r, reg):
+        b = self._b2
+        b[0] = 0x80 | (reg << 1)
+        b[1] = 0
+        self._select(r)
+        self.spi.write_readinto(b, b)
+        self._deselect(r)
+        return b[1]
+
+    def _read2(self, r, reg_a, reg_b):
+        """Two registers in one transaction (each byte sent addresses the next read)."""
+        b = self._b3
+        b[0] = 0x80 | (reg_a << 1)
+        b[1] = 0x80 | (reg_b << 1)
+        b[2] = 0
+        self._select(r)
+        self.spi.write_readinto(b, b)
+        self._deselect(r)
+        return b[1], b[2]
+
+    def _write_fifo(self, r, data):
+        buf = bytearray(((FIFODataReg << 1) & 0x7E,)) + data
+        self._select(r)
+        self.spi.write(buf)
+        self._deselect(r)
+
+    def _read_fifo(self, r, n):
+        buf = self._fifo
+        a = 0x80 | (FIFODataReg << 1)
+        for k in range(n):
+            buf[k] = a
+        buf[n] = 0
+        view = memoryview(buf)[:n + 1]
+        self._select(r)
+        self.spi.write_readinto(view, view)
+        self._deselect(r)
+        return bytes(buf[1:n + 1])
+
+    def _mcp(self, r):
+        return 16 + 3 + (r >> 3), r & 7
+
+    def _mcp_write(self, device, hw_addr, reg, data):
+        buf = bytes((0x40 | (hw_addr << 1), reg)) + data
+        self._select(device)
+        self.spi.write(buf)
+        self._deselect(device)
+
+    def _switch(self, r, latch):
+        self._latch[r] = latch
+        device, hw = self._mcp(r)
+        self._mcp_write(device, hw, MCP_OLATA, bytes((latch & 0xFF, latch >> 8)))
+
+    # --- time -----------------------------------------------------------------------------
+
+    def ticks_ms(self):
+        return time.ticks_ms()
+
+    def ticks_us(self):
+        return time.ticks_us()
+
+    def ticks_diff(self, a, b):
+        return time.ticks_diff(a, b)
+
+    def ticks_add(self, a, delta):
+        return time.ticks_add(a, delta)
+
+    def idle(self, max_us):
+        # Spin rather than sleep: a read finishes within 1.5-2 ms and the IRQ line is cheap to poll.
+        if self.irq.value() and max_us > 200:
+            time.sleep_us(100)
+
+    # --- readers ------------------------------------------------------------------------
+
+    def set_empty_timeout_us(self, us):
+        self._timeout_reload = max(1, us // TIMER_TICK_US)
+        for r in range(self.readers):
+            if self._error[r] is None:
+                self._write(r, TReloadRegH, self._timeout_reload >> 8)
+                self._write(r, TReloadRegL, self._timeout_reload & 0xFF)
+
+    def _init_reader(self, r):
+        """Registers after a reset: 25 us timer ticks, 100% ASK, CRC preset 6363, IRQ, field on."""
+        self._write(r, TModeReg, 0x80)  # TAuto: the timer starts at the end of each transmission
+        self._write(r, TPrescalerReg, 0xA9)
+        self._write(r, TReloadRegH, self._timeout_reload >> 8)
+        self._write(r, TReloadRegL, self._timeout_reload & 0xFF)
+        self._write(r, TxASKReg, 0x40)
+        self._write(r, ModeReg, 0x3D)
+        self._write(r, CollReg, 0x00)
+        self._write(r, RFCfgReg, 0x48)  # receiver gain 33 dB, not maximum (neighbours, notes)
+        self._write(r, ComIEnReg, 0x80 | IRQ_RX | IRQ_ERR | IRQ_TIMER)  # IRQ pin active low
+        self._write(r, DivIEnReg, 0x00)  # IRQ pin open drain: all readers share one line
+        self._write(r, TxControlReg, 0x83)  # both antenna drivers on
+
+    def reset_reader(self, r):
+        self._busy[r] = False
+        self._switch(r, 0)  # RST low: hard power-down
+        time.sleep_us(100)
+        self._switch(r, RST_BIT)
+        start = time.ticks_ms()
+        while self._read(r, CommandReg) & 0x10:  # PowerDown clears once the oscillator runs
+            if time.ticks_diff(time.ticks_ms(), start) > 50:
+                self._error[r] = ReaderFault(r, "still powered down 50 ms after reset")
+                return False
+            time.sleep_us(200)
+        version = self._read(r, VersionReg)
+        if version not in KNOWN_VERSIONS:
+            self._error[r] = ReaderFault(r, "version register reads 0x%02x" % version)
+            return False
+        self._error[r] = None
+        self._init_reader(r)
+        return True
+
+    def start_read(self, reader, antenna, known=None):
+        r = reader
+        switched = time.ticks_us()
+        self._switch(r, RST_BIT | (1 << antenna))
+        sel = self._sel[r]
+        sel.known = known
+        frame, bits = sel.first()
+        self._t0[r] = switched
+        self._busy[r] = True
+        if r in self._order:
+            self._order.remove(r)
+        self._order.append(r)
+        if self._error[r] is not None:
+            return  # a dead reader: reported at the deadline, as a hang would be
+        self._launch(r, frame, bits, switched)
+
+    def _launch(self, r, frame, bits, switched=None):
+        self._write(r, CommandReg, CMD_IDLE)
+        self._write(r, ComIrqReg, 0x7F)  # clear every interrupt flag (releases the IRQ line)
+        self._write(r, FIFOLevelReg, 0x80)  # flush
+        self._write_fifo(r, frame)
+        self._write(r, BitFramingReg, bits)
+        self._write(r, CommandReg, CMD_TRANSCEIVE)
+        if switched is not None:
+            while time.ticks_diff(time.ticks_us(), switched) < self.settle_us:
+                pass
+        self._write(r, BitFramingReg, 0x80 | bits)  # StartSend
+        order = self._order  # the oldest exchange is looked at first
+        if order and order[-1] != r:
+            order.remove(r)
+            order.append(r)
+
+    def _service(self, r):
+        """Look at reader ``r``: 0 still busy, 1 next exchange launched, 2 read done."""
+        irq = self._read(r, ComIrqReg)
+        if irq == 0xFF:
+            raise ReaderFault(r, "bus reads 0xFF")
+        if not irq & (IRQ_RX | IRQ_ERR | IRQ_TIMER):
+            return 0
+        if irq & IRQ_RX:
+            err, n = self._read2(r, ErrorReg, FIFOLevelReg)
+            if err & ERR_MASK:
+                raise BadRead("reader %d: error register 0x%02x" % (r, err))
+            response = self._read_fifo(r, min(n, 16))
+        elif irq & IRQ_ERR:
+            raise BadRead("reader %d: error without data" % r)
+        else:
+            response = None  # the timer ran out: nothing answered
+        sel = self._sel[r]
+        nxt = sel.answer(response)
+        if nxt is None:
+            self._result[r] = sel.uid
+            return 2
+        self._launch(r, nxt[0], nxt[1])
+        return 1
+
+    def _finish(self, r, error=None):
+        if not isinstance(error, ReaderFault):
+            self._write(r, ComIrqReg, 0x7F)  # an idle reader must not hold the IRQ line low
+        self._busy[r] = False
+        if r in self._order:
+            self._order.remove(r)
+        if error is not None:
+            self._result[r] = error
+        self._done.append(r)
+
+    def ready(self):
+        if self._done:
+            return self._done.pop(0)
+        now = time.ticks_us()
+        if time.ticks_diff(now, self._check_late) >= 0:
+            self._check_late = time.ticks_add(now, 1000)
+            for r in list(self._order):
+                if time.ticks_diff(now, self._t0[r]) > self.deadline_us:
+                    self._finish(r, self._error[r] or ReaderFault(r, "no answer within %d us" % self.deadline_us))
+        order = self._order
+        k = 0
+        # The shared IRQ line is low while any reader has finished an exchange.
+        while k < len(order) and not self.irq.value():
+            r = order[k]
+            if self._error[r] is not None:
+                k += 1
+                continue
+            try:
+                state = self._service(r)
+            except (ReaderFault, BadRead) as e:
+                self._finish(r, e)
+                continue
+            if state == 2:
+                self._finish(r)
+            elif state == 0:
+                k += 1
+        if self._done:
+            return self._done.pop(0)
+        return -1
+
+    def result(self, reader):
+        value = self._result[reader]
+        self._result[reader] = None
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+    # --- link, watchdog, identity -------------------------------------------------------
+
+    def _setup_link(self, link):
+        if link == "uart":
+            self.uart = machine.UART(0, baudrate=115200, tx=Pin(0), rx=Pin(1), txbuf=4096, rxbuf=1024)
+        else:
+            import select
+
+            micropython.kbd_intr(-1)  # a 0x03 byte in a frame must not stop the program
+            self._poll = select.poll()
+            self._poll.register(sys.stdin, select.POLLIN)
+            self._out = sys.stdout.buffer
+            self._in = sys.stdin.buffer
+
+    def serial_write(self, data):
+        if self._link == "uart":
+            self.uart.write(data)
+        else:
+            self._out.write(data)
+
+    def serial_read(self):
+        if self._link == "uart":
+            data = self.uart.read()
+            return data or b""
+        out = bytearray()
+        while len(out) < 256 and self._poll.poll(0):
+            out.extend(self._in.read(1))
+        return bytes(out)
+
+    def feed_watchdog(self):
+        self.wdt.feed()
+
+    def unique_id(self):
+        return machine.unique_id()

@@ -1,0 +1,237 @@
+"""Scan model: the firmware's real scanner and controller on the fake HAL's virtual clock.
+
+The boards are real: the first 60 tiles of each shipped GCG game with that many (six
+games), plus two full racks of 7, on the reference build (15 row readers, 4 rack readers). Every read costs what ``firmware/TIMING.md`` says (a 7-byte select
+6.5-8.5 ms, an empty antenna the WUPA plus the 1.5 ms time-out, the CPU's share of each),
+so the figures come from running the scheduler, not from a formula.
+
+- ``scan_sweep_ms_model``: the longest full sweep (every cell and rack slot read at least
+  once) seen in steady state, worst over the games; ``scan_sweep_ms_model_mean`` the mean.
+- ``scan_adjacent_ms_model``: the longest time from a tile laid on an empty cell next to a
+  word (at a random moment) to the first read of it, worst over all trials.
+- ``scan_adjacent_report_ms_model``: the same up to the CHANGES frame that reports it,
+  with the default debounce (2 reads spanning 150 ms) included.
+- ``scan_cpu_load_model``: the share of the controller's CPU time the scan uses.
+- ``scan_sweep_ms_one_reader``: the full sweep when one reader reads every antenna in turn.
+- ``scan_sweep_ms_model_slow_cpu``: the worst sweep if MicroPython were twice as slow as
+  the model assumes (register access 30 us, Python bookkeeping doubled).
+
+``python -m scoreboard.bench.scan_model`` also prints the table of reader counts in
+TIMING.md.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from importlib import resources
+from pathlib import Path
+
+from drivers.board import protocol as P
+from engine import gcg
+from engine.board import Board, Square
+from engine.gcg import Kind
+from engine.placement import Placement
+from firmware.controller import Controller
+from firmware.frames import cell_loc, slot_loc
+from firmware.hal_fake import Costs, FakeHal
+from firmware.scanner import Layout, Scanner, row_layout, single_reader_layout
+
+TILES = 60
+RACKS = 4  # the reference build: four rack readers ...
+FULL_RACKS = 2  # ... two of them with a full rack (a two-player game)
+SLOTS = 7
+WARMUP_MS = 2000
+SWEEP_WINDOW_MS = 6000
+TRIALS_PER_GAME = 40
+MAX_GAMES = 6
+LOOK_MS = 2000  # a trial fails when the tile is not reported by then
+
+
+def game_boards(tiles: int = TILES, limit: int = MAX_GAMES) -> list[tuple[str, list[Square]]]:
+    """The first ``tiles`` tiles laid in each shipped game that has that many."""
+    folder = resources.files("scoreboard.bench") / "gcg"
+    out = []
+    for path in sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".gcg")):
+        record = gcg.read(path.read_bytes())
+        profile = record.profile()
+        board = Board()
+        laid: list[Square] = []
+        last: list[Placement] = []
+        for e in record.events:
+            if len(laid) >= tiles:
+                break
+            if e.kind is Kind.PLAY and e.position and e.word:
+                placement = Placement.from_gcg(e.position, e.word, board, profile.tile_set)
+                for sq, tile in placement.tiles:
+                    board.place(sq, tile)
+                    laid.append(sq)
+                last.append(placement)
+            elif e.kind is Kind.WITHDRAW and last:
+                for sq in last.pop().squares:
+                    board.remove(sq)
+                    laid.remove(sq)
+        if len(laid) >= tiles:
+            out.append((path.stem, laid[:tiles]))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _uid(n: int) -> bytes:
+    return bytes((0x04, 0x5C, n >> 8 & 0xFF, n & 0xFF, 0x2A, 0x81, 0x90))
+
+
+def hot_cells(squares: Sequence[Square]) -> list[Square]:
+    """Empty squares next to (sharing a side with) a tile."""
+    taken = set(squares)
+    out = set()
+    for sq in squares:
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            r, c = sq.row + dr, sq.col + dc
+            if 0 <= r < 15 and 0 <= c < 15 and Square(r, c) not in taken:
+                out.add(Square(r, c))
+    return sorted(out)
+
+
+class Rig:
+    """A controller on the fake HAL with a board laid out; frames decoded as they go."""
+
+    def __init__(self, squares: Sequence[Square], layout: Layout | None = None, costs: Costs | None = None,
+                 full_racks: int = FULL_RACKS, seed: int = 0, **scanner_options: int) -> None:
+        self.layout = layout or row_layout(RACKS, SLOTS)
+        self.hal = FakeHal(self.layout, costs=costs, seed=seed)
+        for n, sq in enumerate(squares):
+            self.hal.place(cell_loc(sq.row, sq.col), _uid(n))
+        for rack in range(full_racks):
+            for slot in range(self.layout.slots):
+                self.hal.place(slot_loc(rack, slot), _uid(1000 + rack * 16 + slot))
+        self.scanner = Scanner(self.hal, self.layout, **scanner_options)
+        self.controller = Controller(self.hal, self.layout, scanner=self.scanner)
+        self.sweeps: list[int] = []
+        self._sweep = 0
+
+    def step(self) -> None:
+        self.controller.step()
+        if self.scanner.sweep != self._sweep:
+            self._sweep = self.scanner.sweep
+            self.sweeps.append(self.scanner.last_sweep_ms)
+
+    def run(self, ms: float) -> None:
+        self.hal.run(self.step, self.hal.now_ms + ms)
+
+    def frames(self) -> list[tuple[float, P.Message]]:
+        """Frames sent since the last call, with the virtual time (ms) they went out."""
+        parser = P.FrameParser()
+        out = []
+        for t_us, data in self.hal.take_tx_timed():
+            for f in parser.feed(data):
+                out.append((t_us / 1000, P.decode_payload(f.type, f.payload)))
+        return out
+
+
+def sweep_figures(squares: Sequence[Square], **kw: object) -> tuple[float, float, float]:
+    """(worst sweep ms, mean sweep ms, CPU load) in steady state."""
+    rig = Rig(squares, **kw)  # type: ignore[arg-type]
+    rig.run(WARMUP_MS)
+    rig.sweeps.clear()
+    cpu0, t0 = rig.hal.cpu_us, rig.hal.now_us
+    rig.run(SWEEP_WINDOW_MS)
+    load = (rig.hal.cpu_us - cpu0) / max(1, rig.hal.now_us - t0)
+    sweeps = rig.sweeps or [rig.scanner.last_sweep_ms]
+    return float(max(sweeps)), float(statistics.fmean(sweeps)), load
+
+
+def adjacent_figures(squares: Sequence[Square], trials: int, seed: int,
+                     **kw: object) -> tuple[list[float], list[float]]:
+    """Per trial: ms from laying a tile next to a word to its first read, and to its report."""
+    rng = random.Random(seed)
+    rig = Rig(squares, seed=seed, **kw)  # type: ignore[arg-type]
+    detect: list[float] = []
+    report: list[float] = []
+    reads: list[tuple[int, bytes | None, float]] = []
+    rig.scanner.on_read = lambda loc, uid, _t: reads.append((loc, uid, rig.hal.now_ms))
+    rig.run(WARMUP_MS)
+    candidates = hot_cells(squares)
+    for n in range(trials):
+        rig.run(rng.uniform(0, 400))  # a random moment in the schedule
+        sq = rng.choice(candidates)
+        loc, uid = cell_loc(sq.row, sq.col), _uid(5000 + n)
+        rig.frames()
+        reads.clear()
+        t0 = rig.hal.now_ms
+        rig.hal.place(loc, uid)
+        rig.run(LOOK_MS)
+        first_read = next((t for l, u, t in reads if l == loc and u == uid), None)
+        reported = next(
+            (t for t, m in rig.frames() if isinstance(m, P.Changes)
+             and any(c.index == loc & 0xFF and c.area == loc >> 8 and u == uid for c, u in m.changes)),
+            None,
+        )
+        if first_read is None or reported is None:
+            raise RuntimeError(f"tile on {sq.name()} not reported within {LOOK_MS} ms")
+        detect.append(first_read - t0)
+        report.append(reported - t0)
+        rig.hal.remove(loc)
+        rig.run(600)  # let the removal settle before the next trial
+    return detect, report
+
+
+def run() -> dict[str, float]:
+    """The modeled figures (see the module doc)."""
+    boards = game_boards()
+    sweeps = [sweep_figures(squares) for _, squares in boards]
+    detect: list[float] = []
+    report: list[float] = []
+    for k, (_, squares) in enumerate(boards):
+        d, r = adjacent_figures(squares, TRIALS_PER_GAME, seed=k)
+        detect += d
+        report += r
+    one = sweep_figures(boards[0][1], layout=single_reader_layout(RACKS, SLOTS))
+    slow = [sweep_figures(squares, costs=Costs(reg_us=30, python_scale=2.0)) for _, squares in boards]
+    return {
+        "scan_sweep_ms_model": max(s[0] for s in sweeps),
+        "scan_sweep_ms_model_mean": statistics.fmean(s[1] for s in sweeps),
+        "scan_adjacent_ms_model": max(detect),
+        "scan_adjacent_ms_model_p50": statistics.median(detect),
+        "scan_adjacent_report_ms_model": max(report),
+        "scan_cpu_load_model": max(s[2] for s in sweeps),
+        "scan_sweep_ms_one_reader": one[0],
+        "scan_sweep_ms_model_slow_cpu": max(s[0] for s in slow),
+    }
+
+
+def table(out: Callable[[str], object] = print, trials: int = 15) -> None:
+    """Sweep and adjacent latency per reader arrangement (the table in TIMING.md)."""
+    boards = game_boards()
+    one = single_reader_layout(RACKS, SLOTS)
+    rows: list[tuple[str, dict[str, object]]] = [
+        ("1 reader, 253 antennas", {"layout": one}),
+        ("1 reader, no priority", {"layout": one, "hot_ratio": 1, "rack_ratio": 1}),
+        ("3 board readers (5 rows each) + 4 rack readers", {"layout": row_layout(RACKS, SLOTS, 5)}),
+        ("5 board readers (3 rows each) + 4 rack readers", {"layout": row_layout(RACKS, SLOTS, 3)}),
+        ("8 board readers (2 rows each) + 4 rack readers", {"layout": row_layout(RACKS, SLOTS, 2)}),
+        ("15 board readers (1 row each) + 4 rack readers", {}),
+        ("15 + 4, no presence checks (full select always)", {"full_every": 1}),
+        ("15 + 4, no priority (every cell alike)", {"hot_ratio": 1, "rack_ratio": 1}),
+        ("15 + 4, MicroPython 2x slower", {"costs": Costs(reg_us=30, python_scale=2.0)}),
+    ]
+    out("| arrangement | worst sweep | mean sweep | CPU busy | next to a word, worst | median |")
+    out("|---|---|---|---|---|---|")
+    for name, kw in rows:
+        figs = [sweep_figures(squares, **kw) for _, squares in boards]
+        detect: list[float] = []
+        for k, (_, squares) in enumerate(boards):
+            detect += adjacent_figures(squares, trials, seed=k, **kw)[0]
+        out(f"| {name} | {max(f[0] for f in figs):.0f} ms | {statistics.fmean(f[1] for f in figs):.0f} ms "
+            f"| {max(f[2] for f in figs):.0%} | {max(detect):.0f} ms | {statistics.median(detect):.0f} ms |")
+
+
+if __name__ == "__main__":
+    if "--table" in sys.argv[1:]:
+        table()
+    else:
+        for key, value in run().items():
+            print(f"{key:32s} {value:10.1f}")

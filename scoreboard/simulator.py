@@ -1,0 +1,574 @@
+"""The simulated board controller: the real firmware on a virtual board, behind a pty.
+
+``scoreboard simulate-board --link PATH`` runs ``firmware.controller`` on
+``firmware.hal_fake`` in its own process and serves the board link protocol on a pseudo
+terminal reached through the symlink PATH (like a ``/dev/serial/by-id`` name), so the
+service can be killed and restarted while the "board" keeps its tiles. A script drives
+it; one command a line, ``#`` starts a comment::
+
+    at 1.5 place H8 04A1B2C3D4E5F6    # absolute time in seconds since start
+    after 0.5 remove H8               # relative to the previous line
+    place R1.3 04112233445566         # no time: same moment as the previous line
+    move R1.3 I8                      # lift a tile and put it down elsewhere
+    slide H8 I8 0.1                   # the tile answers on both for 0.1 s, then on I8
+    flicker H8 0.5                    # missed on half the reads (0 stops; 'alternate')
+    junk H8 0.2                       # a garbled UID on a fifth of the reads (0 stops)
+    garbage 20                        # 20 random bytes on the link
+    corrupt 1                         # the next frame goes out with a wrong CRC
+    drop 1                            # the next frame is not sent
+    unplug 2.0                        # cable out for 2 s, then a new pty (board powered)
+    unplug 2.0 reboot                 # the same, the controller restarting (USB powered)
+    reboot                            # the controller restarts (HELLO with seq 0)
+    fault reader 3                    # reader 3 stops answering ('garbage': bad data)
+    recover reader 3                  # its next reset brings it back
+    exit                              # stop the simulator
+
+Locations: ``A1``-``O15``, rack slots ``R1.1``-``R4.9`` (rack and slot 1-based). UIDs are
+hex (4, 7 or 10 bytes); :func:`tile_uid` makes deterministic ones for a tile set.
+
+The clock: real time by default; with ``virtual=True`` the board runs as fast as the
+host reads (pty back-pressure) and stands still while no host has the port open, except
+during an unplug. Tests drive it directly with :meth:`SimulatedBoard.advance`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import heapq
+import os
+import random
+import select
+import signal
+import sys
+import termios
+import threading
+import time
+import tty
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import ScoreboardError
+from engine.tiles import Tile, TileSet
+from firmware import frames as F
+from firmware.controller import Controller
+from firmware.hal_fake import FakeHal
+from firmware.scanner import Scanner, row_layout
+
+SLICE_US = 2000  # the controller runs this long between two looks at the pty
+OUTPUT_LIMIT = 1 << 16  # bytes held for a slow host before the oldest are dropped
+
+TILE_SET_INDEX = {"english": 1, "german": 2, "french": 3}
+
+
+class ScriptError(ScoreboardError, ValueError):
+    """A line of a board script that cannot be understood (quoted with its number)."""
+
+
+class LinkPathError(ScoreboardError, OSError):
+    """The link path exists and is not a symlink, or its folder is missing."""
+
+
+# --- UIDs for tile sets ------------------------------------------------------------------
+
+
+def tile_uid(letter: str, copy: int, tile_set: str = "english") -> bytes:
+    """A deterministic NTAG213-like 7-byte UID for copy ``copy`` (0-based) of ``letter``.
+
+    ``04`` (NXP), ``5C`` (our mark), the letter's code point (2 bytes), the copy, the tile
+    set's number and an XOR check byte: ``tile_uid('E', 2)`` is ``045C004502011E``.
+    """
+    if len(letter) != 1:
+        raise ValueError(f"one letter or '?', not {letter!r}")
+    code = ord(letter)
+    index = TILE_SET_INDEX.get(tile_set.lower(), 0)
+    body = bytes((0x04, 0x5C, code >> 8 & 0xFF, code & 0xFF, copy & 0xFF, index))
+    check = 0
+    for b in body:
+        check ^= b
+    return body + bytes((check,))
+
+
+def tile_set_uids(tile_set: TileSet) -> list[tuple[Tile, bytes]]:
+    """Every tile of ``tile_set`` with its UID, in the set's order (copies numbered from 0)."""
+    out = []
+    for letter, count in tile_set.counts.items():
+        tile = tile_set.tile(letter)
+        for copy in range(count):
+            out.append((tile, tile_uid(letter, copy, tile_set.name)))
+    return out
+
+
+# --- the script ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One script command at ``at`` seconds since the start."""
+
+    at: float
+    action: str
+    args: tuple[str, ...]
+    line: int = 0
+
+    def __str__(self) -> str:
+        return f"at {self.at:g} {self.action} {' '.join(self.args)}".rstrip()
+
+
+# action -> (minimum, maximum) number of arguments
+_ARITY = {
+    "place": (2, 2), "remove": (1, 1), "move": (2, 2), "slide": (2, 3), "flicker": (2, 2),
+    "junk": (2, 2), "garbage": (1, 1), "corrupt": (1, 1), "drop": (1, 1), "unplug": (1, 2),
+    "reboot": (0, 0), "fault": (2, 3), "recover": (2, 2), "exit": (0, 0),
+}
+
+
+def parse_uid(text: str) -> bytes:
+    """A UID from hex (``04A1B2C3D4E5F6``); 4, 7 or 10 bytes."""
+    try:
+        uid = bytes.fromhex(text)
+    except ValueError:
+        raise ValueError(f"not a hex UID: {text!r}") from None
+    if len(uid) not in (4, 7, 10):
+        raise ValueError(f"a UID has 4, 7 or 10 bytes, {text!r} has {len(uid)}")
+    return uid
+
+
+def _check(action: str, args: Sequence[str]) -> None:
+    low, high = _ARITY[action]
+    if not low <= len(args) <= high:
+        want = str(low) if low == high else f"{low}-{high}"
+        raise ValueError(f"{action} takes {want} arguments, got {len(args)}")
+    if action in ("place", "remove", "move", "slide", "flicker", "junk"):
+        for a in args[: 1 if action in ("remove", "flicker", "junk", "place") else 2]:
+            F.parse_loc(a)
+    if action == "place":
+        parse_uid(args[1])
+    elif action == "slide" and len(args) == 3:
+        _positive(args[2])
+    elif action in ("flicker", "junk"):
+        if not (action == "flicker" and args[1] == "alternate"):
+            p = float(args[1])
+            if not 0 <= p <= 1:
+                raise ValueError(f"a probability from 0 to 1, not {args[1]!r}")
+    elif action in ("garbage", "corrupt", "drop"):
+        if int(args[0]) < 0:
+            raise ValueError(f"a count of 0 or more, not {args[0]!r}")
+    elif action == "unplug":
+        _positive(args[0])
+        if len(args) == 2 and args[1] != "reboot":
+            raise ValueError(f"unplug SECONDS [reboot], not {args[1]!r}")
+    elif action in ("fault", "recover"):
+        if args[0] != "reader":
+            raise ValueError(f"{action} reader N, not {action} {args[0]!r}")
+        int(args[1])
+        if action == "fault" and len(args) == 3 and args[2] not in ("dead", "garbage"):
+            raise ValueError(f"fault reader N [dead|garbage], not {args[2]!r}")
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise ValueError(f"a time of 0 or more, not {text!r}")
+    return value
+
+
+def parse_script(text: str) -> list[Step]:
+    """The steps of a board script (see the module doc), in time order."""
+    steps: list[Step] = []
+    now = 0.0
+    for number, raw in enumerate(text.splitlines(), 1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        try:
+            if words[0] in ("at", "after"):
+                if len(words) < 3:
+                    raise ValueError(f"{words[0]} TIME COMMAND ...")
+                t = _positive(words[1])
+                now = t if words[0] == "at" else now + t
+                words = words[2:]
+            action, args = words[0].lower(), tuple(words[1:])
+            if action not in _ARITY:
+                raise ValueError(f"unknown command {action!r} (known: {', '.join(sorted(_ARITY))})")
+            _check(action, args)
+        except (ValueError, F.FrameError) as e:
+            raise ScriptError(f"line {number}: {raw.strip()!r}: {e}") from None
+        steps.append(Step(now, action, args, number))
+    steps.sort(key=lambda s: s.at)  # stable: lines at the same time keep their order
+    return steps
+
+
+# --- the simulated board ----------------------------------------------------------------
+
+
+class SimulatedBoard:
+    """The firmware on a virtual board, served on a pty behind the symlink ``link``."""
+
+    def __init__(self, link: str | os.PathLike[str], script: Iterable[Step] = (), *, racks: int = 4,
+                 slots: int = 7, seed: int = 0, virtual: bool = False,
+                 tags: Mapping[str | int, bytes] | None = None,
+                 wall: Callable[[], float] = time.monotonic) -> None:
+        self.link = Path(link)
+        self.virtual = virtual
+        self.wall = wall
+        self.layout = row_layout(racks, slots)
+        self.hal = FakeHal(self.layout, seed=seed)
+        self.hal.connected = False
+        self.rng = random.Random(seed ^ 0x5EED)
+        for loc, uid in (tags or {}).items():
+            self.hal.place(loc, uid)
+        self.controller = self._new_controller()
+        self.master: int | None = None
+        self.pty_name: str | None = None
+        self.plugged = False
+        self.stopped = False
+        self.frames_sent = 0
+        self.frames_dropped = 0
+        self.frames_corrupted = 0
+        self.bytes_dropped = 0
+        self.replugs = 0
+        self._out = bytearray()
+        self._corrupt = 0
+        self._drop = 0
+        self._events: list[tuple[int, int, Callable[[], None]]] = []  # (virtual us, seq, action)
+        self._seq = 0
+        for step in script:
+            self._at(step.at, self._applier(step))
+
+    # --- time and events ---------------------------------------------------------------
+
+    @property
+    def now(self) -> float:
+        """Seconds of (virtual) board time since the start."""
+        return self.hal.now_us / 1e6
+
+    def _at(self, t: float, fn: Callable[[], None]) -> None:
+        self._seq += 1
+        heapq.heappush(self._events, (round(t * 1e6), self._seq, fn))
+
+    def _applier(self, step: Step) -> Callable[[], None]:
+        return lambda: self.apply(step)
+
+    def _new_controller(self) -> Controller:
+        return Controller(self.hal, self.layout, scanner=Scanner(self.hal, self.layout))
+
+    # --- the pty -------------------------------------------------------------------------
+
+    def plug(self) -> str:
+        """Create a new pty and point the link at it (a cable plugged in); its name."""
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        name = os.ttyname(slave)
+        os.close(slave)  # the host opens it by the link; a closed slave reads as "no host"
+        os.set_blocking(master, False)
+        self.master, self.pty_name, self.plugged = master, name, True
+        _point_link(self.link, name)
+        return name
+
+    def unplug(self) -> None:
+        """Close the pty and remove the link (a cable pulled out)."""
+        if self.master is not None:
+            os.close(self.master)
+        self.master, self.pty_name, self.plugged = None, None, False
+        self.hal.connected = False
+        self._out.clear()
+        _remove_link(self.link)
+
+    def start(self) -> str:
+        """Plug in and boot the controller; the pty's name."""
+        name = self.plug()
+        self.controller.boot()
+        return name
+
+    def close(self) -> None:
+        """Stop: close the pty and remove the link."""
+        self.stopped = True
+        self.unplug()
+
+    def __enter__(self) -> SimulatedBoard:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def host_connected(self) -> bool:
+        """True while some process has the pty open (as DTR on a USB serial port)."""
+        if self.master is None:
+            return False
+        p = select.poll()
+        p.register(self.master, select.POLLIN)
+        return not any(ev & select.POLLHUP for _, ev in p.poll(0))
+
+    def pump(self, block: bool = False) -> None:
+        """Exchange bytes with the host: its input to the controller, the frames out."""
+        connected = self.host_connected()
+        if connected != self.hal.connected:
+            self.hal.connected = connected
+            if not connected and self.master is not None:
+                self._out.clear()
+                try:
+                    termios.tcflush(self.master, termios.TCIOFLUSH)  # no stale bytes for the next host
+                except termios.error:
+                    pass
+        if self.master is None:
+            return
+        try:
+            data = os.read(self.master, 4096)
+            if data:
+                self.hal.host_send(data)
+        except BlockingIOError:
+            pass
+        except OSError as e:
+            if e.errno != errno.EIO:  # EIO: nobody has the slave open
+                raise
+        for frame in self.hal.take_tx():
+            self._queue_frame(frame)
+        self._flush(block)
+
+    def _queue_frame(self, frame: bytes) -> None:
+        if self._drop > 0:
+            self._drop -= 1
+            self.frames_dropped += 1
+            return
+        if self._corrupt > 0:
+            self._corrupt -= 1
+            self.frames_corrupted += 1
+            frame = corrupt_frame(frame, self.rng)
+        self.frames_sent += 1
+        self._out += frame
+
+    def _flush(self, block: bool) -> None:
+        while self._out and self.master is not None:
+            try:
+                n = os.write(self.master, self._out)
+                del self._out[:n]
+            except BlockingIOError:
+                if not block or not self.host_connected():
+                    break
+                select.select([], [self.master], [], 0.05)  # back-pressure from the host
+            except OSError as e:
+                if e.errno != errno.EIO:
+                    raise
+                break
+        if len(self._out) > OUTPUT_LIMIT:
+            excess = len(self._out) - OUTPUT_LIMIT
+            del self._out[:excess]
+            self.bytes_dropped += excess
+
+    # --- running ---------------------------------------------------------------------------
+
+    def advance(self, seconds: float) -> None:
+        """Run the board for ``seconds`` of virtual time (script steps, controller, pty)."""
+        self.run_until(self.now + seconds)
+
+    def run_until(self, t: float) -> None:
+        """Run the board until virtual time ``t`` (seconds since start)."""
+        end = round(t * 1e6)
+        hal = self.hal
+        while hal.now_us < end and not self.stopped:
+            self._due_events()
+            if self.stopped:
+                break
+            target = min(end, hal.now_us + SLICE_US)
+            if self._events:
+                target = min(target, max(self._events[0][0], hal.now_us + 1))
+            hal.run(self.controller.step, target / 1000)
+            self.pump(block=self.virtual)
+        self._due_events()
+
+    def _due_events(self) -> None:
+        while self._events and self._events[0][0] <= self.hal.now_us and not self.stopped:
+            _, _, fn = heapq.heappop(self._events)
+            fn()
+
+    def serve(self, stop: threading.Event | None = None) -> None:
+        """Serve until ``stop`` is set or the script says ``exit`` (paced by the clock)."""
+        stop = stop or threading.Event()
+        start_wall = self.wall()
+        start_now = self.now
+        while not stop.is_set() and not self.stopped:
+            if self.virtual:
+                if self.plugged and not self.host_connected() and not self._events_due_soon():
+                    time.sleep(0.01)  # nobody listens: the virtual clock stands still
+                    self.pump()
+                    continue
+                self.advance(SLICE_US / 1e6 * 10)
+            else:
+                target = start_now + (self.wall() - start_wall)
+                if target > self.now:
+                    self.run_until(target)
+                if self.master is not None:
+                    select.select([self.master], [], [], SLICE_US / 1e6)
+                else:
+                    time.sleep(SLICE_US / 1e6)
+
+    def _events_due_soon(self) -> bool:
+        """While unplugged time must pass, or the replug never comes."""
+        return not self.plugged
+
+    # --- script actions ----------------------------------------------------------------------
+
+    def apply(self, step: Step) -> None:
+        """Carry out one script step now."""
+        hal, a = self.hal, step.args
+        action = step.action
+        if action == "place":
+            hal.place(a[0], parse_uid(a[1]))
+        elif action == "remove":
+            hal.remove(a[0])
+        elif action == "move":
+            uid = hal.remove(a[0])
+            if uid is None:
+                _warn(f"line {step.line}: no tile on {a[0]} to move")
+            else:
+                hal.place(a[1], uid)
+        elif action == "slide":
+            try:
+                hal.slide(a[0], a[1], 1000 * float(a[2]) if len(a) == 3 else 100)
+            except ValueError as e:
+                _warn(f"line {step.line}: {e}")
+        elif action == "flicker":
+            if a[1] == "alternate":
+                hal.board.flicker(a[0], alternate=True)
+            else:
+                hal.board.flicker(a[0], float(a[1]))
+        elif action == "junk":
+            hal.board.junk(a[0], float(a[1]))
+        elif action == "garbage":
+            self._out += bytes(self.rng.randrange(256) for _ in range(int(a[0])))
+        elif action == "corrupt":
+            self._corrupt += int(a[0])
+        elif action == "drop":
+            self._drop += int(a[0])
+        elif action == "unplug":
+            self.unplug()
+            reboot = len(a) == 2
+            self._at(self.now + float(a[0]), lambda: self._replug(reboot))
+        elif action == "reboot":
+            self.reboot()
+        elif action == "fault":
+            reader = int(a[1])
+            if len(a) == 3 and a[2] == "garbage":
+                hal.garble_reader(reader)
+            else:
+                hal.kill_reader(reader)
+        elif action == "recover":
+            hal.revive_reader(int(a[1]))
+        elif action == "exit":
+            self.stopped = True
+
+    def reboot(self) -> None:
+        """The controller restarts: HELLO with seq 0, the board read afresh."""
+        self.hal.power_cycle()
+        self.controller = self._new_controller()
+        self.controller.boot()
+
+    def _replug(self, reboot: bool) -> None:
+        self.replugs += 1
+        if reboot:
+            self.reboot()
+        self.plug()
+
+
+def corrupt_frame(frame: bytes, rng: random.Random) -> bytes:
+    """``frame`` with one bit of its CRC flipped, re-stuffed: a clean CRC error."""
+    body = bytearray(F.cobs_decode(frame.strip(b"\x00")))
+    body[-1 - rng.randrange(4)] ^= 1 << rng.randrange(8)
+    return b"\x00" + bytes(F.cobs_encode(bytes(body))) + b"\x00"
+
+
+def _point_link(link: Path, target: str) -> None:
+    """Point the symlink ``link`` at ``target`` atomically (never a missing link between)."""
+    if link.exists() and not link.is_symlink():
+        raise LinkPathError(f"{link} exists and is not a symlink: not replacing it")
+    if not link.parent.is_dir():
+        raise LinkPathError(f"no folder {link.parent} for the link {link}")
+    tmp = link.with_name(f".{link.name}.{os.getpid()}.tmp")
+    try:
+        tmp.unlink()
+    except FileNotFoundError:
+        pass
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
+
+
+def _remove_link(link: Path) -> None:
+    if link.is_symlink():
+        link.unlink()
+
+
+def _warn(message: str) -> None:
+    print(f"simulate-board: {message}", file=sys.stderr)
+
+
+# --- command line -----------------------------------------------------------------------
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """Add ``simulate-board`` to the ``scoreboard`` command line."""
+    p = subparsers.add_parser(
+        "simulate-board",
+        help="run a simulated board controller on a pty",
+        description="Serve the board link protocol from a simulated controller on a pty "
+        "reachable through the symlink PATH, driven by an optional script.",
+    )
+    p.add_argument("--link", required=True, metavar="PATH", help="symlink to create for the pty")
+    p.add_argument("--script", metavar="FILE", help="placements, removals and faults (see the docs)")
+    p.add_argument("--virtual-clock", action="store_true",
+                   help="run as fast as the host reads instead of in real time")
+    p.add_argument("--racks", type=int, default=4, choices=range(1, 5), help="racks (default 4)")
+    p.add_argument("--slots", type=int, default=7, choices=range(1, 10), help="slots per rack (default 7)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulated faults")
+    p.set_defaults(func=cmd_simulate_board)
+    return p
+
+
+def cmd_simulate_board(args: argparse.Namespace) -> int:
+    """``scoreboard simulate-board --link PATH [--script FILE] [--virtual-clock]``."""
+    steps: list[Step] = []
+    if args.script:
+        try:
+            steps = parse_script(Path(args.script).read_text(encoding="utf-8"))
+        except OSError as e:
+            print(f"scoreboard: cannot read {args.script}: {e.strerror}", file=sys.stderr)
+            return 2
+        except ScriptError as e:
+            print(f"scoreboard: {args.script}: {e}", file=sys.stderr)
+            return 2
+    board = SimulatedBoard(args.link, steps, racks=args.racks, slots=args.slots, seed=args.seed,
+                           virtual=args.virtual_clock)
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stop.set()
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        try:
+            name = board.start()
+        except LinkPathError as e:
+            print(f"scoreboard: {e}", file=sys.stderr)
+            return 2
+        print(f"simulated board on {name}, linked at {args.link}", file=sys.stderr, flush=True)
+        board.serve(stop)
+    finally:
+        board.close()
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m scoreboard.simulator --link PATH ...`` (the same as simulate-board)."""
+    parser = argparse.ArgumentParser(prog="scoreboard")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_parser(sub)
+    args = parser.parse_args(["simulate-board", *(sys.argv[1:] if argv is None else argv)])
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
