@@ -256,6 +256,22 @@ class Count(Parser):
         return value
 
 
+class Text(Parser):
+    """A non-empty string on one line."""
+
+    expects = "a string"
+
+    def allowed(self) -> str:
+        return "a non-empty string"
+
+    def __call__(self, value: object) -> str:
+        if not isinstance(value, str):
+            raise self.wrong_type(value)
+        if not value.strip() or any(ord(ch) < 32 for ch in value):
+            raise self.not_allowed(value)
+        return value
+
+
 class AutoOrCount(Parser):
     """``"auto"`` or a whole number, ``minimum`` or more."""
 
@@ -392,6 +408,18 @@ class PathsConfig:
 
 
 @dataclass(frozen=True)
+class BoardConfig:
+    """The ``[board]`` section: how to reach the board controller and how to read it."""
+
+    link: str = ""
+    pattern: str = "*"
+    baudrate: int = 115200
+    stable_reports: int = 2
+    stable_ms: int = 300
+    timeout_ms: int = 1500
+
+
+@dataclass(frozen=True)
 class LexiconConfig:
     """The ``[lexicon]`` section: the lexicon file per language ("" = the shipped one)."""
 
@@ -411,6 +439,10 @@ class Section:
 SECTIONS: dict[str, Section] = {
     "game": Section("The game: rule profile, players and rule variants.", GameConfig),
     "paths": Section("Where the scoreboard keeps its files.", PathsConfig),
+    "board": Section(
+        "The board controller: its serial device and how its readings are settled.",
+        BoardConfig,
+    ),
     "lexicon": Section(
         "Word lists for challenges and blank letters, one per language. Build one from any"
         " UTF-8 one-word-per-line list with: scoreboard lexicon build LIST --lang LANG -o FILE.",
@@ -483,6 +515,33 @@ OPTIONS: tuple[Option, ...] = (
         " $XDG_STATE_HOME/scoreboard, else ~/.local/state/scoreboard.",
         DirPath(),
     ),
+    Option(
+        "board.link",
+        "",
+        'Serial device of the board controller; "" = the first /dev/serial/by-id entry'
+        " matching board.pattern.",
+        DirPath(),
+    ),
+    Option(
+        "board.pattern",
+        "*",
+        "Glob for the controller's /dev/serial/by-id name, e.g. \"usb-*Scoreboard*\".",
+        Text(),
+    ),
+    Option("board.baudrate", 115200, "Baud rate (a UART link; USB CDC ignores it).", Count(1200)),
+    Option(
+        "board.stable_reports",
+        2,
+        "Reports a cell's new reading must hold before it counts (the host's own debounce).",
+        Count(1),
+    ),
+    Option("board.stable_ms", 300, "Milliseconds a cell's new reading must hold before it counts.", Count(0)),
+    Option(
+        "board.timeout_ms",
+        1500,
+        "Milliseconds without a valid frame after which the board counts as disconnected.",
+        Count(200),
+    ),
     *(
         Option(
             f"lexicon.{lang}",
@@ -504,6 +563,7 @@ class Config:
 
     game: GameConfig = field(default_factory=GameConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
+    board: BoardConfig = field(default_factory=BoardConfig)
     lexicon: LexiconConfig = field(default_factory=LexiconConfig)
     source: Path | None = None
 

@@ -18,13 +18,16 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from drivers.board.snapshot import BoardSnapshot
 from engine.errors import ScoreboardError
 from engine.tiles import BLANK
 
 from .enrollment import Enrollment, Prompt
+
+if TYPE_CHECKING:
+    from .config import Config
 from .registry import (
     SET_KEYS,
     IncompleteRegistryError,
@@ -41,23 +44,14 @@ EXIT_STOPPED = 1  # quit, end of input, or a registry still incomplete: progress
 EXIT_ERROR = 2  # configuration, registry file, board link
 
 
-class BoardDriverMissingError(ScoreboardError, ImportError):
-    """The board link driver cannot be imported."""
-
-
 class NoBoardLinkError(ScoreboardError, ValueError):
     """No board link path given (``--link``) nor configured."""
 
 
 def board_opener() -> BoardOpener:
-    """``drivers.board.serial_link.open_board``, imported now; :class:`BoardDriverMissingError` if absent."""
-    try:
-        from drivers.board.serial_link import open_board
-    except ImportError as e:
-        raise BoardDriverMissingError(
-            f"the board link driver is not available ({e}); drivers/board/serial_link.py must "
-            "provide open_board(link_path) yielding BoardSnapshots"
-        ) from None
+    """``drivers.board.serial_link.open_board`` (imported when the command runs)."""
+    from drivers.board.serial_link import open_board
+
     return open_board
 
 
@@ -90,14 +84,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     return p
 
 
-def _link_path(args: argparse.Namespace, config: object) -> str:
+def _link_path(args: argparse.Namespace, config: Config) -> str:
+    """--link, else board.link, else the first by-id port matching board.pattern."""
     if args.link:
         return str(args.link)
-    # A [board] section with a link key is planned with the serial driver; use it once it lands.
-    configured = getattr(getattr(config, "board", None), "link", "")
-    if configured:
-        return str(configured)
-    raise NoBoardLinkError("no board link: pass --link PATH (the board's /dev/serial/by-id/... device)")
+    if config.board.link:
+        return config.board.link
+    from drivers.board.serial_link import BoardNotFoundError, find_port
+
+    try:
+        return find_port(None, config.board.pattern)
+    except BoardNotFoundError as e:
+        raise NoBoardLinkError(f"no board link ({e}): pass --link PATH or set board.link") from None
 
 
 def cmd_enroll(
@@ -294,7 +292,6 @@ def _finish(enrollment: Enrollment, out: TextIO) -> int:
 
 
 __all__ = [
-    "BoardDriverMissingError",
     "BoardOpener",
     "NoBoardLinkError",
     "add_parser",

@@ -522,9 +522,21 @@ def test_config_to_dict() -> None:
     assert result["game"]["players"] == ["Anna", "Ben"]
     assert result["game"]["rack"] == 9
     assert result["paths"] == {"state_dir": ""}
-    assert set(result) == {"game", "paths", "lexicon"}
+    assert set(result) == {"game", "paths", "board", "lexicon"}
     assert result["lexicon"] == {"de": "", "fr": "", "en": ""}
     defaults = {
         name: {o.name: o.default for o in OPTIONS if o.section == name} for name in SECTIONS
     }
     assert config_to_dict(Config()) == defaults  # TOML types: lists, not tuples
+
+
+def test_board_section() -> None:
+    config = load_config(overrides=['board.link="/dev/serial/by-id/usb-board"', "board.stable_ms=150"])
+    assert config.board.link == "/dev/serial/by-id/usb-board" and config.board.stable_ms == 150
+    assert config.board.stable_reports == 2 and config.board.pattern == "*"
+    with pytest.raises(ConfigError, match="board.stable_reports: 0 is not allowed"):
+        load_config(overrides=["board.stable_reports=0"])
+    with pytest.raises(ConfigError, match="board.pattern"):
+        load_config(overrides=['board.pattern=""'])
+    with pytest.raises(ConfigError, match="board.link"):
+        load_config(overrides=['board.link="dev/ttyACM0"'])  # relative
