@@ -175,13 +175,19 @@ class Controller:
     def handle(self, kind, seq, payload):
         """Answer one host frame (its CRC was good)."""
         self.host_frames += 1
-        if kind == F.REQUEST_SNAPSHOT:
+        # Before the first SNAPSHOT (warm-up) none is sent on request: the board is not read
+        # through yet, and the warm-up SNAPSHOT follows by itself.
+        if kind in (F.REQUEST_SNAPSHOT, F.IDENTIFY) and payload:
+            self._ack(seq, F.ACK_BAD_PAYLOAD)
+        elif kind == F.REQUEST_SNAPSHOT:
             self._ack(seq, F.ACK_OK)
-            self.send_snapshot()
+            if self.snapshot_sent:
+                self.send_snapshot()
         elif kind == F.IDENTIFY:
             self._ack(seq, F.ACK_OK)
             self.send_hello()
-            self.send_snapshot()
+            if self.snapshot_sent:
+                self.send_snapshot()
         elif kind == F.SET_SCAN:
             self._ack(seq, self._set_scan(payload))
         else:

@@ -378,3 +378,26 @@ def test_settings_out_of_range(kwargs: dict[str, float], quoted: str) -> None:
     with pytest.raises(LinkConfigError, match=quoted) as info:
         BoardLink(**kwargs)  # type: ignore[arg-type]
     assert isinstance(info.value, ScoreboardError) and isinstance(info.value, ValueError)
+
+
+def test_a_reboot_whose_hello_was_lost_is_noticed_by_the_uptime() -> None:
+    from drivers.board.protocol import FrameParser as Parser
+    from drivers.board.protocol import Heartbeat as Beat
+    from drivers.board.protocol import Hello as Hi
+    from drivers.board.protocol import SetScan as Scan
+    from drivers.board.protocol import Snapshot as Snap
+    from drivers.board.protocol import encode as enc
+
+    link = BoardLink(scan=Scan(stable_sweeps=3))
+    link.reset(0.0)
+    link.outgoing()
+    link.feed(enc(Hi((1, 0, 0), (1, 0), 15, 15, 2, 7, 19, bytes(8)), 0), 0.1)
+    link.feed(enc(Snap(1, ()), 1), 0.2)
+    link.feed(enc(Beat(2, 60_000, 180, 0), 2), 0.3)
+    link.outgoing()
+    # The controller restarts; its HELLO is lost; a heartbeat with a small uptime arrives.
+    link.feed(enc(Snap(1, ()), 1), 5.0)
+    link.feed(enc(Beat(2, 700, 180, 0), 2), 5.1)
+    sent = [f.type for f in Parser().feed(link.outgoing())]
+    assert 0x83 in sent  # IDENTIFY: HELLO again, then our scan settings again
+    assert link.stats.reboots == 1

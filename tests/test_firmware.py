@@ -709,3 +709,57 @@ def test_the_watchdog_is_fed_while_the_scan_runs_and_starved_when_it_stalls() ->
     assert hal.watchdog_feeds > feeds  # fed for a while: a slow read is no stall
     assert hal._last_feed_us - stalled_at <= 1_000_000  # not after stall_ms (1 s)
     assert hal.now_us - hal._last_feed_us >= 1_900_000  # the 2 s watchdog would fire
+
+
+# --- found in review: no half-read board on request during warm-up -------------------------
+
+
+def test_identify_during_warm_up_sends_no_half_read_board() -> None:
+    from drivers.board.protocol import FrameParser as HostParser
+    from drivers.board.protocol import Snapshot as HostSnapshot
+    from drivers.board.protocol import decode_payload as host_decode
+    from firmware import frames as FR
+    from firmware.controller import Controller as Ctl
+    from firmware.hal_fake import FakeHal as Hal
+    from firmware.scanner import row_layout as layout_of
+
+    lay = layout_of(2, 7)
+    hal = Hal(lay)
+    squares = ["H8", "I8", "J8", "K8", "H9", "H10", "R1.1", "R2.3"]
+    for i, sq in enumerate(squares):
+        hal.place(sq, bytes([4, 0x5C, 0, 0x41 + i, 0, 1, 0x11]))
+    ctl = Ctl(hal, lay)
+    ctl.boot()
+    hal.run(ctl.step, 20)
+    hal.host_send(FR.encode_frame(FR.IDENTIFY, 0, b""))  # the host opens the port at once
+    hal.host_send(FR.encode_frame(FR.REQUEST_SNAPSHOT, 1, b""))
+    hal.run(ctl.step, 1500)
+    snapshots = [
+        m for f in HostParser().feed(b"".join(hal.take_tx()))
+        if isinstance(m := host_decode(f.type, f.payload), HostSnapshot)
+    ]
+    assert snapshots and all(len(s.tags) == len(squares) for s in snapshots)
+
+
+def test_a_command_with_a_payload_it_should_not_have_is_a_bad_payload() -> None:
+    from drivers.board.protocol import Ack as HostAck
+    from drivers.board.protocol import AckStatus, FrameParser as HostParser
+    from drivers.board.protocol import decode_payload as host_decode
+    from firmware import frames as FR
+    from firmware.controller import Controller as Ctl
+    from firmware.hal_fake import FakeHal as Hal
+    from firmware.scanner import row_layout as layout_of
+
+    lay = layout_of(2, 7)
+    hal = Hal(lay)
+    ctl = Ctl(hal, lay)
+    ctl.boot()
+    hal.run(ctl.step, 50)
+    hal.take_tx()
+    hal.host_send(FR.encode_frame(FR.REQUEST_SNAPSHOT, 7, b"\x01"))
+    hal.run(ctl.step, 100)
+    acks = [
+        m for f in HostParser().feed(b"".join(hal.take_tx()))
+        if isinstance(m := host_decode(f.type, f.payload), HostAck)
+    ]
+    assert acks == [HostAck(7, AckStatus.BAD_PAYLOAD)]

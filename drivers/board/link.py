@@ -155,6 +155,7 @@ class LinkStats:
     snapshot_requests: int = 0
     nacks: int = 0  # ACKs with a status other than OK
     link_losses: int = 0
+    reboots: int = 0  # seen from the controller's uptime going back (its HELLO was lost)
 
 
 # --- the engine -----------------------------------------------------------------------------
@@ -191,8 +192,10 @@ class BoardLink:
         self._last_rx: float | None = None
         self._lost = False
         self._asked_at: float | None = None  # when the pending IDENTIFY/REQUEST_SNAPSHOT went out
+        self._uptime: int | None = None  # the controller's uptime in its last HEARTBEAT
         self._counts = dict.fromkeys(
-            ("bad_payloads", "unknown_types", "ignored", "snapshot_requests", "nacks", "link_losses"), 0
+            ("bad_payloads", "unknown_types", "ignored", "snapshot_requests", "nacks", "link_losses", "reboots"),
+            0,
         )
 
     # --- host side ---
@@ -290,6 +293,14 @@ class BoardLink:
             self.board = self.board.with_changes(msg.changes, msg.sweep)
             return [SnapshotReceived(self.board, FrameType.CHANGES, now)]
         if isinstance(msg, Heartbeat):
+            rebooted = self._uptime is not None and msg.uptime_ms < self._uptime
+            self._uptime = msg.uptime_ms
+            if rebooted:  # its HELLO was lost: ask for it again (and re-send our scan settings)
+                self._counts["reboots"] += 1
+                self.state = LinkState.WAITING_HELLO
+                self.send(Identify())
+                self._asked_at = now
+                return []
             if self.state is not LinkState.SYNCED:
                 return []
             self.board = BoardSnapshot(self.board.tags, msg.sweep)
@@ -313,6 +324,7 @@ class BoardLink:
             self._counts["bad_payloads"] += 1
             return []
         assert isinstance(hello, Hello)
+        self._uptime = None
         self._seq.reset(frame.seq)
         self.hello = hello
         self.state = LinkState.SYNCING

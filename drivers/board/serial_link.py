@@ -381,8 +381,9 @@ def open_board(
 ) -> Iterator[BoardSnapshot]:
     """Stable board snapshots from the board at ``path`` (else the by-id port), as they change.
 
-    The first one comes with the first snapshot the board sends; the port closes when the
-    caller stops iterating (``close()`` on the generator, or leaving a ``for`` loop).
+    The first one comes when the board's first readings have settled (an empty board at
+    once); the port closes when the caller stops iterating (``close()`` on the generator, or
+    leaving a ``for`` loop).
     """
     stable = stabiliser if stabiliser is not None else Stabiliser()
     first = True
@@ -392,7 +393,7 @@ def open_board(
             for event in board.read_events(timeout=poll):
                 if isinstance(event, SnapshotReceived):
                     changed |= any(isinstance(e, StableBoard) for e in stable.update(event.snapshot, event.at))
-                    if first:
+                    if first and stable.is_settled:
                         first, changed = False, True
             if changed:
                 yield stable.stable
