@@ -401,3 +401,19 @@ def test_a_reboot_whose_hello_was_lost_is_noticed_by_the_uptime() -> None:
     sent = [f.type for f in Parser().feed(link.outgoing())]
     assert 0x83 in sent  # IDENTIFY: HELLO again, then our scan settings again
     assert link.stats.reboots == 1
+
+
+def test_a_board_of_another_geometry_is_refused() -> None:
+    from drivers.board.link import UnsupportedBoard
+    from drivers.board.protocol import Hello as Hi
+    from drivers.board.protocol import Snapshot as Snap
+    from drivers.board.protocol import encode as enc
+
+    link = BoardLink()
+    link.reset(0.0)
+    events = link.feed(enc(Hi((1, 0, 0), (1, 0), 21, 21, 2, 7, 21, bytes(8)), 0), 0.1)
+    assert len(events) == 1 and isinstance(events[0], UnsupportedBoard)
+    assert events[0].message() == "this board cannot be used: it has 21 x 21 cells, not 15 x 15"
+    assert link.feed(enc(Snap(1, ()), 1), 0.2) == []  # its frames are not interpreted
+    events = link.feed(enc(Hi((1, 0, 0), (1, 0), 15, 15, 5, 7, 21, bytes(8)), 0), 0.3)
+    assert "5 racks" in events[0].message()  # type: ignore[attr-defined]

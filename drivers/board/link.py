@@ -26,7 +26,11 @@ from dataclasses import dataclass
 
 from engine.errors import ScoreboardError
 
+from engine.board import SIZE
+
 from .protocol import (
+    MAX_RACKS,
+    MAX_SLOTS,
     PROTOCOL_MAJOR,
     PROTOCOL_MINOR,
     Ack,
@@ -120,6 +124,19 @@ class VersionMismatch(BoardEvent):
 
 
 @dataclass(frozen=True)
+class UnsupportedBoard(BoardEvent):
+    """The controller's HELLO describes a board this scoreboard cannot play on."""
+
+    hello: Hello
+    reason: str
+    at: float
+
+    def message(self) -> str:
+        """What to tell the players."""
+        return f"this board cannot be used: {self.reason}"
+
+
+@dataclass(frozen=True)
 class LinkLost(BoardEvent):
     """No valid frame for ``silent_for`` seconds."""
 
@@ -156,6 +173,17 @@ class LinkStats:
     nacks: int = 0  # ACKs with a status other than OK
     link_losses: int = 0
     reboots: int = 0  # seen from the controller's uptime going back (its HELLO was lost)
+
+
+def _geometry_problem(hello: Hello) -> str:
+    """Why a board of this geometry cannot be played on ("" when it can)."""
+    if (hello.cols, hello.rows) != (SIZE, SIZE):
+        return f"it has {hello.cols} x {hello.rows} cells, not {SIZE} x {SIZE}"
+    if not 1 <= hello.racks <= MAX_RACKS:
+        return f"it reports {hello.racks} racks (1 to {MAX_RACKS} are supported)"
+    if not 1 <= hello.slots <= MAX_SLOTS:
+        return f"its racks have {hello.slots} slots (1 to {MAX_SLOTS} are supported)"
+    return ""
 
 
 # --- the engine -----------------------------------------------------------------------------
@@ -324,6 +352,12 @@ class BoardLink:
             self._counts["bad_payloads"] += 1
             return []
         assert isinstance(hello, Hello)
+        problem = _geometry_problem(hello)
+        if problem:
+            self.state = LinkState.INCOMPATIBLE
+            self.hello = None
+            self._asked_at = None
+            return [UnsupportedBoard(hello, problem, now)]
         self._uptime = None
         self._seq.reset(frame.seq)
         self.hello = hello
