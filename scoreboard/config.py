@@ -38,14 +38,18 @@ from engine.rules import MoveLimitAction, RuleProfile, get_profile, profile_name
 __all__ = [
     "OPTIONS",
     "SECTIONS",
+    "ButtonsConfig",
     "Config",
+    "DisplayConfig",
     "ConfigError",
     "GameConfig",
     "Option",
     "PathsConfig",
+    "UiConfig",
     "config_to_dict",
     "default_toml",
     "load_config",
+    "check_buttons",
     "state_dir",
 ]
 
@@ -344,6 +348,107 @@ class Names(Parser):
         return tuple(names)
 
 
+class Flag(Parser):
+    """``true`` or ``false``."""
+
+    expects = "a boolean"
+
+    def allowed(self) -> str:
+        return "true or false"
+
+    def __call__(self, value: object) -> bool:
+        if not isinstance(value, bool):
+            raise self.wrong_type(value)
+        return value
+
+
+class Pin(Parser):
+    """A BCM GPIO number, 0-27 (the range on the 40-pin header)."""
+
+    expects = "a whole number"
+
+    def allowed(self) -> str:
+        return "a BCM GPIO number, 0 to 27"
+
+    def __call__(self, value: object) -> int:
+        if not _is_int(value):
+            raise self.wrong_type(value)
+        assert isinstance(value, int)
+        if not 0 <= value <= 27:
+            raise self.not_allowed(value)
+        return value
+
+
+class Pins(Parser):
+    """A list of ``low`` to ``high`` distinct BCM GPIO numbers, one per seat."""
+
+    expects = "a list of pins"
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low = low
+        self.high = high
+        self.pin = Pin()
+
+    def allowed(self) -> str:
+        return f"a list of {self.low} to {self.high} distinct BCM GPIO numbers (0 to 27), one per seat"
+
+    def __call__(self, value: object) -> tuple[int, ...]:
+        if not isinstance(value, list):
+            raise self.wrong_type(value)
+        for number, item in enumerate(value, 1):
+            if not _is_int(item) or not 0 <= item <= 27:
+                raise ValueError(f"pin {number} ({_show(item)}) is not allowed; use {self.allowed()}")
+        if not self.low <= len(value) <= self.high:
+            raise ValueError(f"{_show(value)} has {len(value)} pins; use {self.allowed()}")
+        if len(set(value)) != len(value):
+            raise ValueError(f"{_show(value)} gives a pin twice; use {self.allowed()}")
+        return tuple(value)
+
+
+class I2cAddress(Parser):
+    """A 7-bit I2C address, 0x03-0x77; with ``optional`` also 0 (none)."""
+
+    expects = "a whole number"
+
+    def __init__(self, optional: bool = False) -> None:
+        self.optional = optional
+
+    def allowed(self) -> str:
+        return ("0 (none) or " if self.optional else "") + "an I2C address, 0x03 to 0x77"
+
+    def __call__(self, value: object) -> int:
+        if not _is_int(value):
+            raise self.wrong_type(value)
+        assert isinstance(value, int)
+        if not (0x03 <= value <= 0x77 or (self.optional and value == 0)):
+            raise self.not_allowed(value)
+        return value
+
+
+class Channels(Parser):
+    """A list of up to ``high`` TCA9548A channels (0-7), one per seat; ``[]`` = none."""
+
+    expects = "a list of channels"
+
+    def __init__(self, high: int) -> None:
+        self.high = high
+
+    def allowed(self) -> str:
+        return f"[] or a list of up to {self.high} multiplexer channels (0 to 7), one per seat"
+
+    def __call__(self, value: object) -> tuple[int, ...]:
+        if not isinstance(value, list):
+            raise self.wrong_type(value)
+        for number, item in enumerate(value, 1):
+            if not _is_int(item) or not 0 <= item <= 7:
+                raise ValueError(
+                    f"channel {number} ({_show(item)}) is not allowed; use {self.allowed()}"
+                )
+        if len(value) > self.high:
+            raise ValueError(f"{_show(value)} has {len(value)} channels; use {self.allowed()}")
+        return tuple(value)
+
+
 class DirPath(Parser):
     """``""`` (the default location), an absolute path or a path starting with ``~``."""
 
@@ -429,6 +534,72 @@ class LexiconConfig:
 
 
 @dataclass(frozen=True)
+class ButtonsConfig:
+    """The ``[buttons]`` section: BCM pins of the seat and Menu buttons and their timing."""
+
+    done: tuple[int, ...] = (17, 22, 5, 13)
+    challenge: tuple[int, ...] = (27, 23, 6, 19)
+    menu: int = 26
+    allow_reserved: bool = False
+    debounce_ms: int = 30
+    long_ms: int = 2000
+    stuck_ms: int = 10000
+
+
+RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
+"""GPIO pins buttons may use only with ``buttons.allow_reserved``: ID EEPROM, I2C, UART."""
+
+
+def check_buttons(buttons: ButtonsConfig) -> None:
+    """Raise :class:`ConfigError` naming the key when ``[buttons]`` does not fit together."""
+    if len(buttons.challenge) != len(buttons.done):
+        raise ConfigError(
+            f"{len(buttons.challenge)} pins for {len(buttons.done)} Done pins; give one"
+            " Challenge pin per seat",
+            key="buttons.challenge",
+        )
+    owner: dict[int, str] = {}
+    for key, pins in (
+        ("buttons.done", buttons.done),
+        ("buttons.challenge", buttons.challenge),
+        ("buttons.menu", (buttons.menu,)),
+    ):
+        for pin in pins:
+            if pin in RESERVED_PINS and not buttons.allow_reserved:
+                raise ConfigError(
+                    f"GPIO{pin} is reserved (0/1 HAT ID EEPROM, 2/3 I2C for the OLED, 14/15"
+                    " UART link); choose another pin or set buttons.allow_reserved = true",
+                    key=key,
+                )
+            if pin in owner:
+                raise ConfigError(f"GPIO{pin} is already used by {owner[pin]}", key=key)
+            owner[pin] = key
+    if not buttons.debounce_ms < buttons.long_ms:
+        raise ConfigError(f"{buttons.long_ms} is not more than buttons.debounce_ms", key="buttons.long_ms")
+    if not buttons.long_ms < buttons.stuck_ms:
+        raise ConfigError(f"{buttons.stuck_ms} is not more than buttons.long_ms", key="buttons.stuck_ms")
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    """The ``[display]`` section: the OLED (or an emulated one) and how it is reached."""
+
+    driver: str = "ssd1306"
+    address: int = 0x3C
+    port: int = 1
+    rotate: int = 0
+    mux_address: int = 0
+    seat_channels: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class UiConfig:
+    """The ``[ui]`` section: what the players read."""
+
+    language: str = "de"
+
+
+@dataclass(frozen=True)
 class Section:
     """A section (TOML table) of the file: its doc and the dataclass holding its values."""
 
@@ -448,6 +619,18 @@ SECTIONS: dict[str, Section] = {
         " UTF-8 one-word-per-line list with: scoreboard lexicon build LIST --lang LANG -o FILE.",
         LexiconConfig,
     ),
+    "buttons": Section(
+        "Seat buttons on the Pi's GPIO (BCM numbers; each button closes to GND, internal"
+        " pull-up): per seat a Done and a Challenge button, plus a shared Menu/Pause button."
+        " Wiring and pin map: hardware/README.md.",
+        ButtonsConfig,
+    ),
+    "display": Section(
+        "The 128x64 OLED on the Pi's I2C bus (luma.oled), or an emulated one. With a TCA9548A"
+        " multiplexer each seat can have its own display at the same address.",
+        DisplayConfig,
+    ),
+    "ui": Section("What the players read on the display.", UiConfig),
 }
 """Every section, in file order; each is a field of :class:`Config` with the same name."""
 
@@ -551,6 +734,71 @@ OPTIONS: tuple[Option, ...] = (
         )
         for lang, name in (("de", "German"), ("fr", "French"), ("en", "English"))
     ),
+    Option(
+        "buttons.done",
+        [17, 22, 5, 13],
+        "GPIO of each seat's Done button, seat 1 first (2 to 4 seats; extra seats are unused).",
+        Pins(2, 4),
+    ),
+    Option(
+        "buttons.challenge",
+        [27, 23, 6, 19],
+        "GPIO of each seat's Challenge button, seat 1 first; as many as buttons.done.",
+        Pins(2, 4),
+    ),
+    Option("buttons.menu", 26, "GPIO of the shared Menu/Pause button.", Pin()),
+    Option(
+        "buttons.allow_reserved",
+        False,
+        "Allow GPIO 0/1 (HAT ID EEPROM), 2/3 (I2C, the OLED) and 14/15 (UART link) for buttons.",
+        Flag(),
+    ),
+    Option(
+        "buttons.debounce_ms",
+        30,
+        "Milliseconds a button's new level must hold before it counts.",
+        Count(0),
+    ),
+    Option(
+        "buttons.long_ms",
+        2000,
+        "Milliseconds held that make a long press (reported at once, no short press follows).",
+        Count(1),
+    ),
+    Option(
+        "buttons.stuck_ms",
+        10000,
+        "Milliseconds held after which a button is reported stuck and ignored until released.",
+        Count(1),
+    ),
+    Option(
+        "display.driver",
+        "ssd1306",
+        "Display controller: ssd1306 or sh1106 (I2C), dummy (keeps the last image, no output)"
+        " or capture (writes PNG frames, as --simulate does).",
+        Choice(("ssd1306", "sh1106", "dummy", "capture")),
+    ),
+    Option("display.address", 0x3C, "I2C address of the display (0x3C = 60, 0x3D = 61).", I2cAddress()),
+    Option("display.port", 1, "I2C bus number: /dev/i2c-PORT.", Count(0)),
+    Option(
+        "display.rotate",
+        0,
+        "Rotation in quarter turns clockwise: 0, or 2 for a display mounted upside down.",
+        IntChoice((0, 1, 2, 3)),
+    ),
+    Option(
+        "display.mux_address",
+        0,
+        "I2C address of a TCA9548A multiplexer (usually 0x70 = 112); 0 = no multiplexer.",
+        I2cAddress(optional=True),
+    ),
+    Option(
+        "display.seat_channels",
+        [],
+        "Multiplexer channel of each seat's display, seat 1 first; [] = one shared display.",
+        Channels(4),
+    ),
+    Option("ui.language", "de", "Language of the text on the display.", Choice(("de", "fr", "en"))),
 )
 """Every configuration key, in file order."""
 
@@ -565,6 +813,9 @@ class Config:
     paths: PathsConfig = field(default_factory=PathsConfig)
     board: BoardConfig = field(default_factory=BoardConfig)
     lexicon: LexiconConfig = field(default_factory=LexiconConfig)
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    ui: UiConfig = field(default_factory=UiConfig)
     source: Path | None = None
 
     def rule_profile(self) -> RuleProfile:
@@ -767,6 +1018,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
         origin[key] = SET_SOURCE
     config = _build(values, file)
     try:
+        check_buttons(config.buttons)
         config.rule_profile()
     except ConfigError as e:
         raise e.with_source(origin.get(e.key or "", file)) from None

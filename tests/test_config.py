@@ -522,7 +522,7 @@ def test_config_to_dict() -> None:
     assert result["game"]["players"] == ["Anna", "Ben"]
     assert result["game"]["rack"] == 9
     assert result["paths"] == {"state_dir": ""}
-    assert set(result) == {"game", "paths", "board", "lexicon"}
+    assert set(result) == {"game", "paths", "board", "lexicon", "buttons", "display", "ui"}
     assert result["lexicon"] == {"de": "", "fr": "", "en": ""}
     defaults = {
         name: {o.name: o.default for o in OPTIONS if o.section == name} for name in SECTIONS

@@ -1,0 +1,250 @@
+"""Screen models: plain, frozen display data, one dataclass per kind of screen.
+
+A model holds only what the screen shows (names, numbers, letters, an enum for the
+message), never engine objects, so :func:`scoreboard.screens.render.render` is a pure
+function of the model and the UI language. Player names are strings; words are written
+as played, a lower-case letter standing for a blank (the GCG convention).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+__all__ = [
+    "LANGUAGES",
+    "BlankPickerScreen",
+    "ChallengeResultScreen",
+    "ChallengeWindowScreen",
+    "ConfirmKind",
+    "ConfirmScreen",
+    "EnrollIssue",
+    "EnrollScreen",
+    "EnrollStep",
+    "ErrorKind",
+    "ErrorScreen",
+    "Lang",
+    "LastPlayScreen",
+    "MenuItem",
+    "MenuScreen",
+    "PlayerLine",
+    "ScoresScreen",
+    "Screen",
+    "TallyLine",
+    "TallyScreen",
+    "UnseenScreen",
+    "WordLine",
+]
+
+Lang = Literal["de", "fr", "en"]
+LANGUAGES: tuple[Lang, ...] = ("de", "fr", "en")
+"""The UI languages, as in ``ui.language``."""
+
+
+@dataclass(frozen=True)
+class PlayerLine:
+    """One player on the scores screen; ``clock_s``: seconds left (negative: overtime)."""
+
+    name: str
+    score: int
+    clock_s: int | None = None
+    is_turn: bool = False
+
+
+@dataclass(frozen=True)
+class ScoresScreen:
+    """Every player's score in turn order, whose turn it is, and the tiles in the bag."""
+
+    players: tuple[PlayerLine, ...]
+    bag: int
+
+
+@dataclass(frozen=True)
+class WordLine:
+    """A word formed by a play; lower-case letters in ``text`` are blanks."""
+
+    text: str
+    score: int
+
+
+@dataclass(frozen=True)
+class LastPlayScreen:
+    """The words of the last play (main word first), their scores and the total."""
+
+    player: str
+    words: tuple[WordLine, ...]
+    total: int
+    bingo: bool = False
+    bingo_bonus: int = 50
+
+
+@dataclass(frozen=True)
+class ChallengeWindowScreen:
+    """The challenge window is open: seconds left of ``total_s``, whose play it is."""
+
+    seconds_left: int
+    total_s: int = 20
+    player: str = ""
+
+
+@dataclass(frozen=True)
+class ChallengeResultScreen:
+    """The ruling: ``valid`` (the play stands) or not, and what it cost.
+
+    ``points``: the challenger's penalty (negative) or the player's bonus (positive);
+    ``lost_turn``: the challenger loses a turn; ``invalid_words`` when not valid.
+    """
+
+    challenger: str
+    player: str
+    valid: bool
+    invalid_words: tuple[str, ...] = ()
+    points: int = 0
+    lost_turn: bool = False
+
+
+class ErrorKind(enum.Enum):
+    """What is wrong, as the players are told."""
+
+    NOT_IN_LINE = "not-in-line"
+    GAP = "gap"
+    NOT_TOUCHING = "not-touching"
+    NOT_CENTER = "not-center"
+    TILE_MOVED = "tile-moved"
+    UNKNOWN_TILE = "unknown-tile"
+    BOARD_DISCONNECTED = "board-disconnected"
+    READ_TIMEOUT = "read-timeout"
+    REMOVE_TILES = "remove-tiles"  # a withdrawn play: take these tiles off the board
+    PUT_BACK_TILES = "put-back-tiles"  # tiles drawn after a withdrawn play: back in the bag
+
+
+@dataclass(frozen=True)
+class ErrorScreen:
+    """An error or an instruction to fix the board; ``detail``: squares or tiles concerned."""
+
+    kind: ErrorKind
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class BlankPickerScreen:
+    """Choose the letter of the blank on ``square`` among ``letters``."""
+
+    square: str
+    letters: tuple[str, ...]
+    selected: int = 0
+
+
+class ConfirmKind(enum.Enum):
+    """What a confirmation screen asks."""
+
+    PASS = "pass"
+    EXCHANGE = "exchange"
+
+
+@dataclass(frozen=True)
+class ConfirmScreen:
+    """``player`` passes or exchanges ``count`` tiles; holding Done confirms."""
+
+    kind: ConfirmKind
+    count: int = 0
+    player: str = ""
+
+
+@dataclass(frozen=True)
+class UnseenScreen:
+    """Tiles not on the board nor on the asking player's rack: ``(letter, count)`` pairs.
+
+    The blank is ``"?"``; letters with a count of 0 are left out when drawing.
+    """
+
+    counts: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class TallyLine:
+    """One player's line of the end-of-game tally."""
+
+    name: str
+    score: int
+    rack_adjustment: int
+    final: int
+
+
+@dataclass(frozen=True)
+class TallyScreen:
+    """The end-of-game tally; ``winners``: indexes into ``rows`` (more than one: a tie)."""
+
+    rows: tuple[TallyLine, ...]
+    winners: tuple[int, ...]
+
+
+class EnrollStep(enum.Enum):
+    """Where a tile enrollment is (like :class:`scoreboard.enrollment.Phase`)."""
+
+    PLACE = "place"
+    CLEAR = "clear"
+    DONE = "done"
+
+
+class EnrollIssue(enum.Enum):
+    """A problem during enrollment (like :class:`scoreboard.enrollment.IssueKind`)."""
+
+    ENROLLED = "enrolled"
+    SEEN_TWICE = "seen twice"
+    BAD_UID = "bad uid"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class EnrollScreen:
+    """An enrollment prompt: put every ``letter`` tile down (``placed`` of ``expected``).
+
+    ``letter`` ``"?"`` is the blank. ``issue`` and ``detail`` (where, which letter) tell
+    what must be fixed first.
+    """
+
+    step: EnrollStep
+    letter: str = ""
+    placed: int = 0
+    expected: int = 0
+    issue: EnrollIssue | None = None
+    detail: str = ""
+
+
+class MenuItem(enum.Enum):
+    """An entry of the menu."""
+
+    NEW_GAME = "new-game"
+    PLAYERS = "players"
+    PROFILE = "profile"
+    PAUSE = "pause"
+    UNDO = "undo"
+    ADJUST_SCORE = "adjust-score"
+    END_GAME = "end-game"
+    SHUT_DOWN = "shut-down"
+
+
+@dataclass(frozen=True)
+class MenuScreen:
+    """The menu with ``items[selected]`` highlighted."""
+
+    items: tuple[MenuItem, ...] = tuple(MenuItem)
+    selected: int = 0
+
+
+Screen: TypeAlias = (
+    ScoresScreen
+    | LastPlayScreen
+    | ChallengeWindowScreen
+    | ChallengeResultScreen
+    | ErrorScreen
+    | BlankPickerScreen
+    | ConfirmScreen
+    | UnseenScreen
+    | TallyScreen
+    | EnrollScreen
+    | MenuScreen
+)
+"""Any screen model."""

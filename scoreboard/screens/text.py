@@ -1,0 +1,211 @@
+"""UI strings in German, French and English: one table, a key per message.
+
+Placeholders are :meth:`str.format` fields; every language of a key has the same ones
+(checked by the tests). Keep lines short: the OLED shows 21 characters of the body font.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .models import LANGUAGES, EnrollIssue, ErrorKind, Lang, MenuItem
+
+__all__ = ["TEXT", "text", "tiles"]
+
+
+
+def _langs(entry: Mapping[str, str]) -> dict[Lang, str]:
+    """``entry`` typed by language; a missing language is a KeyError at import."""
+    return {lang: entry[lang] for lang in LANGUAGES}
+
+
+TEXT: dict[str, dict[Lang, str]] = {
+    # scores
+    "scores.bag": {"de": "Beutel: {n}", "fr": "Sac : {n}", "en": "Bag: {n}"},
+    "scores.bag_empty": {"de": "Beutel leer", "fr": "Sac vide", "en": "Bag empty"},
+    # last play
+    "last.bingo": {"de": "Bingo! +{n}", "fr": "Scrabble ! +{n}", "en": "Bingo! +{n}"},
+    "last.more": {"de": "+{n} weitere", "fr": "+{n} autres", "en": "+{n} more"},
+    # challenge window and result
+    "window.title": {"de": "Einspruch?", "fr": "Contestation ?", "en": "Challenge?"},
+    "window.hint": {
+        "de": "Einspruch: Taste",
+        "fr": "Contester : bouton",
+        "en": "Press to challenge",
+    },
+    "result.title": {"de": "Einspruch", "fr": "Contestation", "en": "Challenge"},
+    "result.valid": {"de": "Zug gültig", "fr": "Coup valable", "en": "Play is valid"},
+    "result.invalid": {"de": "Ungültig: {words}", "fr": "Refusé : {words}", "en": "Invalid: {words}"},
+    "result.right": {"de": "Recht hat {name}", "fr": "{name} a raison", "en": "{name} was right"},
+    "result.lost_turn": {"de": "{name} setzt aus", "fr": "{name} passe", "en": "{name} loses a turn"},
+    "result.points": {"de": "{name}: {points}", "fr": "{name} : {points}", "en": "{name}: {points}"},
+    "result.no_penalty": {"de": "Keine Strafe", "fr": "Pas de pénalité", "en": "No penalty"},
+    "result.withdraw": {
+        "de": "{name} nimmt zurück",
+        "fr": "{name} reprend",
+        "en": "{name} takes back",
+    },
+    # errors: a title and what to do
+    **{
+        f"error.{kind.value}.{part}": _langs(entry)
+        for kind, title, body in (
+            (
+                ErrorKind.NOT_IN_LINE,
+                {"de": "Nicht in einer Reihe", "fr": "Pas alignées", "en": "Not in one line"},
+                {
+                    "de": "Neue Steine müssen in einer Reihe liegen.",
+                    "fr": "Les lettres posées doivent être alignées.",
+                    "en": "New tiles must lie in one row or column.",
+                },
+            ),
+            (
+                ErrorKind.GAP,
+                {"de": "Lücke", "fr": "Trou", "en": "Gap"},
+                {
+                    "de": "Zwischen den neuen Steinen ist eine Lücke.",
+                    "fr": "Il y a un trou entre les lettres posées.",
+                    "en": "There is a gap between the new tiles.",
+                },
+            ),
+            (
+                ErrorKind.NOT_TOUCHING,
+                {"de": "Nicht angelegt", "fr": "Pas de contact", "en": "Not touching"},
+                {
+                    "de": "Der Zug muss an liegende Steine anschließen.",
+                    "fr": "Le mot doit toucher une lettre en place.",
+                    "en": "The play must touch a tile on the board.",
+                },
+            ),
+            (
+                ErrorKind.NOT_CENTER,
+                {"de": "Nicht in der Mitte", "fr": "Pas au centre", "en": "Not on the centre"},
+                {
+                    "de": "Das erste Wort muss über die Mitte gehen.",
+                    "fr": "Le premier mot doit passer par le centre.",
+                    "en": "The first word must cover the centre.",
+                },
+            ),
+            (
+                ErrorKind.TILE_MOVED,
+                {"de": "Stein verschoben", "fr": "Lettre déplacée", "en": "A tile moved"},
+                {
+                    "de": "Den Stein zurücklegen:",
+                    "fr": "Remettez la lettre en place :",
+                    "en": "Put the tile back:",
+                },
+            ),
+            (
+                ErrorKind.UNKNOWN_TILE,
+                {"de": "Unbekannter Stein", "fr": "Lettre inconnue", "en": "Unknown tile"},
+                {
+                    "de": "Dieser Stein ist nicht angemeldet:",
+                    "fr": "Cette lettre n'est pas enregistrée :",
+                    "en": "This tile is not enrolled:",
+                },
+            ),
+            (
+                ErrorKind.BOARD_DISCONNECTED,
+                {"de": "Brett getrennt", "fr": "Plateau déconnecté", "en": "Board disconnected"},
+                {
+                    "de": "Kabel prüfen. Das Spiel bleibt gespeichert.",
+                    "fr": "Vérifiez le câble. La partie est conservée.",
+                    "en": "Check the cable. The game is kept.",
+                },
+            ),
+            (
+                ErrorKind.READ_TIMEOUT,
+                {"de": "Brett nicht gelesen", "fr": "Lecture impossible", "en": "Board not read"},
+                {
+                    "de": "Steine ruhig liegen lassen und nochmal Fertig drücken.",
+                    "fr": "Ne touchez plus les lettres et appuyez encore sur Fini.",
+                    "en": "Leave the tiles still and press Done again.",
+                },
+            ),
+            (
+                ErrorKind.REMOVE_TILES,
+                {"de": "Steine zurücknehmen", "fr": "Reprendre les lettres", "en": "Take tiles back"},
+                {
+                    "de": "Diese Steine vom Brett nehmen:",
+                    "fr": "Retirez ces lettres du plateau :",
+                    "en": "Take these tiles off the board:",
+                },
+            ),
+            (
+                ErrorKind.PUT_BACK_TILES,
+                {"de": "In den Beutel", "fr": "Remettre au sac", "en": "Back in the bag"},
+                {
+                    "de": "Gezogene Steine zurück in den Beutel:",
+                    "fr": "Remettez les lettres tirées dans le sac :",
+                    "en": "Put the drawn tiles back in the bag:",
+                },
+            ),
+        )
+        for part, entry in (("title", title), ("body", body))
+    },
+    # blank picker and confirmations
+    "blank.title": {"de": "Blanko {square}?", "fr": "Joker {square} ?", "en": "Blank {square}?"},
+    "hold_done": {"de": "Fertig halten: OK", "fr": "Maintenir Fini : OK", "en": "Hold Done: OK"},
+    "confirm.pass": {"de": "Passen?", "fr": "Passer ?", "en": "Pass?"},
+    "confirm.exchange": {"de": "Tauschen?", "fr": "Échanger ?", "en": "Exchange?"},
+    "tiles.one": {"de": "{n} Stein", "fr": "{n} lettre", "en": "{n} tile"},
+    "tiles.many": {"de": "{n} Steine", "fr": "{n} lettres", "en": "{n} tiles"},
+    # unseen tiles
+    "unseen.title": {"de": "Ungesehen: {n}", "fr": "Restantes : {n}", "en": "Unseen: {n}"},
+    # end-of-game tally
+    "tally.score": {"de": "Pkt", "fr": "Pts", "en": "Pts"},
+    "tally.rack": {"de": "Rest", "fr": "Rel", "en": "Rack"},
+    "tally.final": {"de": "Ende", "fr": "Tot.", "en": "Sum"},
+    "tally.winner": {"de": "Sieger: {names}", "fr": "Gagnant : {names}", "en": "Winner: {names}"},
+    "tally.tie": {"de": "Remis: {names}", "fr": "Égalité : {names}", "en": "Tie: {names}"},
+    # enrollment
+    "enroll.title": {"de": "Steine anmelden", "fr": "Enregistrement", "en": "Tile enrollment"},
+    "enroll.blank": {"de": "Blanko", "fr": "Joker", "en": "Blank"},
+    "enroll.place": {
+        "de": "Alle diese Steine auflegen",
+        "fr": "Posez toutes ces lettres",
+        "en": "Put all these tiles down",
+    },
+    "enroll.ready": {"de": "Fertig drücken", "fr": "Appuyez sur Fini", "en": "Press Done"},
+    "enroll.clear": {"de": "Brett abräumen", "fr": "Videz le plateau", "en": "Clear the board"},
+    "enroll.left": {"de": "Noch {n} liegen", "fr": "Encore {n} posées", "en": "{n} still down"},
+    "enroll.done": {
+        "de": "Alle Steine angemeldet",
+        "fr": "Toutes les lettres enregistrées",
+        "en": "All tiles enrolled",
+    },
+    **{
+        f"enroll.issue.{issue.name.lower()}": _langs(entry)
+        for issue, entry in (
+            (EnrollIssue.ENROLLED, {"de": "Schon angemeldet", "fr": "Déjà enregistrée", "en": "Already enrolled"}),
+            (EnrollIssue.SEEN_TWICE, {"de": "Doppelt gelesen", "fr": "Lue deux fois", "en": "Read twice"}),
+            (EnrollIssue.BAD_UID, {"de": "Fehlerhaft gelesen", "fr": "Lecture erronée", "en": "Bad reading"}),
+            (EnrollIssue.UNKNOWN, {"de": "Unbekannter Stein", "fr": "Lettre inconnue", "en": "Unknown tile"}),
+        )
+    },
+    # menu
+    "menu.title": {"de": "Menü", "fr": "Menu", "en": "Menu"},
+    **{
+        f"menu.{item.value}": _langs(entry)
+        for item, entry in (
+            (MenuItem.NEW_GAME, {"de": "Neues Spiel", "fr": "Nouvelle partie", "en": "New game"}),
+            (MenuItem.PLAYERS, {"de": "Spieler", "fr": "Joueurs", "en": "Players"}),
+            (MenuItem.PROFILE, {"de": "Regelprofil", "fr": "Règles", "en": "Rule profile"}),
+            (MenuItem.PAUSE, {"de": "Pause", "fr": "Pause", "en": "Pause"}),
+            (MenuItem.UNDO, {"de": "Letzten Zug zurück", "fr": "Annuler le coup", "en": "Undo last play"}),
+            (MenuItem.ADJUST_SCORE, {"de": "Punkte korrigieren", "fr": "Corriger un score", "en": "Adjust a score"}),
+            (MenuItem.END_GAME, {"de": "Spiel beenden", "fr": "Finir la partie", "en": "End game"}),
+            (MenuItem.SHUT_DOWN, {"de": "Ausschalten", "fr": "Éteindre", "en": "Shut down"}),
+        )
+    },
+}
+"""Every UI string: key -> language -> text."""
+
+
+def text(key: str, lang: Lang, **fields: object) -> str:
+    """The text of ``key`` in ``lang`` with ``fields`` filled in; KeyError if unknown."""
+    return TEXT[key][lang].format(**fields)
+
+
+def tiles(n: int, lang: Lang) -> str:
+    """``"1 Stein"``, ``"3 Steine"``: a count of tiles in ``lang``."""
+    return text("tiles.one" if n == 1 else "tiles.many", lang, n=n)

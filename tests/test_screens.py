@@ -1,0 +1,267 @@
+"""Golden-image tests of every screen in every UI language, and the screen text table.
+
+Regenerate the PNGs under tests/golden/ (then look at them) with::
+
+    SCOREBOARD_REGENERATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_screens.py
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from scoreboard.screens import (
+    LANGUAGES,
+    TEXT,
+    BlankPickerScreen,
+    ChallengeResultScreen,
+    ChallengeWindowScreen,
+    ConfirmKind,
+    ConfirmScreen,
+    EnrollIssue,
+    EnrollScreen,
+    EnrollStep,
+    ErrorKind,
+    ErrorScreen,
+    LastPlayScreen,
+    MenuItem,
+    MenuScreen,
+    PlayerLine,
+    ScoresScreen,
+    Screen,
+    TallyLine,
+    TallyScreen,
+    UnseenScreen,
+    WordLine,
+    format_clock,
+    render,
+)
+from scoreboard.screens.font import ELLIPSIS, font
+
+GOLDEN = Path(__file__).parent / "golden"
+REGENERATE = os.environ.get("SCOREBOARD_REGENERATE_GOLDEN") == "1"
+
+GERMAN = "ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜ"
+
+SCREENS: dict[str, Screen] = {
+    "scores-4p": ScoresScreen(
+        (
+            PlayerLine("Anna", 312, is_turn=False),
+            PlayerLine("Bernadette-Marie", 287, is_turn=True),
+            PlayerLine("Cléo", 95),
+            PlayerLine("Jürgen", 1024),
+        ),
+        bag=42,
+    ),
+    "scores-clock": ScoresScreen(
+        (
+            PlayerLine("Maximilian", 401, clock_s=754, is_turn=True),
+            PlayerLine("Zoë", 388, clock_s=-65),
+        ),
+        bag=0,
+    ),
+    "last-play": LastPlayScreen(
+        "Jürgen",
+        (WordLine("GRÜSSEn", 24), WordLine("ÖL", 4), WordLine("nÄ", 9)),
+        total=87,
+        bingo=True,
+    ),
+    "last-play-many": LastPlayScreen(
+        "Anna",
+        (
+            WordLine("QUARTZES", 64),
+            WordLine("AT", 2),
+            WordLine("ZA", 11),
+            WordLine("EX", 9),
+            WordLine("SH", 5),
+        ),
+        total=91,
+    ),
+    "challenge-window": ChallengeWindowScreen(seconds_left=13, total_s=20, player="Anna"),
+    "challenge-window-long-name": ChallengeWindowScreen(5, 20, "Bernadette-Marie"),
+    "challenge-valid": ChallengeResultScreen("Ben", "Anna", valid=True, points=-10),
+    "challenge-invalid": ChallengeResultScreen(
+        "Ben", "Anna", valid=False, invalid_words=("QIZ", "XU")
+    ),
+    "challenge-lost-turn": ChallengeResultScreen("Ben", "Anna", valid=True, lost_turn=True),
+    **{
+        f"error-{kind.value}": ErrorScreen(kind, detail)
+        for kind, detail in (
+            (ErrorKind.NOT_IN_LINE, "H8 I9"),
+            (ErrorKind.GAP, "H8 _ H10"),
+            (ErrorKind.NOT_TOUCHING, ""),
+            (ErrorKind.NOT_CENTER, ""),
+            (ErrorKind.TILE_MOVED, "E: H8 -> H9"),
+            (ErrorKind.UNKNOWN_TILE, "C4 04A224B2C35E80"),
+            (ErrorKind.BOARD_DISCONNECTED, ""),
+            (ErrorKind.READ_TIMEOUT, ""),
+            (ErrorKind.REMOVE_TILES, "H8 H9 H10 H11"),
+            (ErrorKind.PUT_BACK_TILES, "E, N, ?"),
+        )
+    },
+    "blank-picker": BlankPickerScreen("H8", tuple(GERMAN), selected=27),
+    "confirm-pass": ConfirmScreen(ConfirmKind.PASS, player="Anna"),
+    "confirm-exchange": ConfirmScreen(ConfirmKind.EXCHANGE, count=3, player="Ben"),
+    "unseen": UnseenScreen(
+        (("A", 3), ("B", 0), ("E", 7), ("N", 4), ("Ä", 1), ("Q", 1), ("R", 2), ("S", 5),
+         ("T", 2), ("U", 1), ("X", 1), ("Y", 1), ("Z", 1), ("?", 2))
+    ),
+    "unseen-full": UnseenScreen(
+        tuple(zip(GERMAN + "?", (5, 2, 2, 4, 15, 2, 3, 4, 6, 1, 2, 3, 4, 9, 3, 1, 1, 6, 7,
+                                 6, 6, 1, 1, 1, 1, 1, 1, 1, 1, 2)))
+    ),
+    "tally-tie": TallyScreen(
+        (
+            TallyLine("Anna", 352, -4, 348),
+            TallyLine("Ben", 340, 8, 348),
+            TallyLine("Cléo", 301, -4, 297),
+        ),
+        winners=(0, 1),
+    ),
+    "tally-4p": TallyScreen(
+        (
+            TallyLine("Anna", 352, -4, 348),
+            TallyLine("Bernadette", 340, 12, 352),
+            TallyLine("Cléo", 301, -4, 297),
+            TallyLine("Dietrich", 280, -4, 276),
+        ),
+        winners=(1,),
+    ),
+    "enroll-place": EnrollScreen(EnrollStep.PLACE, "Ä", placed=0, expected=1),
+    "enroll-ready": EnrollScreen(EnrollStep.PLACE, "?", placed=2, expected=2),
+    "enroll-issue": EnrollScreen(
+        EnrollStep.PLACE, "E", placed=14, expected=15, issue=EnrollIssue.ENROLLED, detail="H8 = N"
+    ),
+    "enroll-clear": EnrollScreen(EnrollStep.CLEAR, "E", placed=3),
+    "enroll-done": EnrollScreen(EnrollStep.DONE),
+    "menu": MenuScreen(selected=5),
+}
+
+
+def golden_path(name: str, lang: str) -> Path:
+    return GOLDEN / f"{name}-{lang}.png"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("name", list(SCREENS))
+def test_golden(name: str, lang: str) -> None:
+    image = render(SCREENS[name], lang)  # type: ignore[arg-type]
+    assert image.mode == "1" and image.size == (128, 64)
+    path = golden_path(name, lang)
+    if REGENERATE:
+        GOLDEN.mkdir(exist_ok=True)
+        image.save(path, optimize=True)
+    assert path.exists(), f"no golden image {path.name}; regenerate (see tests/golden/README.md)"
+    with Image.open(path) as golden:
+        expected = golden.convert("1")
+    diff = ImageChops.logical_xor(image, expected).getbbox()
+    assert diff is None, f"{path.name} differs from the rendering in {diff}"
+
+
+def test_every_golden_has_a_screen() -> None:
+    names = {f"{n}-{lang}.png" for n in SCREENS for lang in LANGUAGES}
+    assert {p.name for p in GOLDEN.glob("*.png")} == names
+
+
+def test_every_kind_of_screen_is_covered() -> None:
+    import typing
+
+    from scoreboard.screens import models
+
+    kinds = set(typing.get_args(models.Screen))
+    assert kinds == {type(s) for s in SCREENS.values()}
+    assert {s.kind for s in SCREENS.values() if isinstance(s, ErrorScreen)} == set(ErrorKind)
+
+
+# --- the text table -------------------------------------------------------------------------
+
+
+def _fields(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+def test_every_key_in_every_language() -> None:
+    for key, entry in TEXT.items():
+        assert set(entry) == set(LANGUAGES), key
+        assert all(entry[lang].strip() for lang in LANGUAGES), key
+        assert len({frozenset(_fields(entry[lang])) for lang in LANGUAGES}) == 1, key
+
+
+def test_every_menu_item_error_and_issue_has_text() -> None:
+    for item in MenuItem:
+        assert f"menu.{item.value}" in TEXT
+    for kind in ErrorKind:
+        assert f"error.{kind.value}.title" in TEXT and f"error.{kind.value}.body" in TEXT
+    for issue in EnrollIssue:
+        assert f"enroll.issue.{issue.name.lower()}" in TEXT
+
+
+def test_every_character_of_the_text_is_in_the_fonts() -> None:
+    characters = set("".join(e[lang] for e in TEXT.values() for lang in LANGUAGES))
+    characters |= set(GERMAN + "?!+-:/")
+    for size in ("6x12", "8x16"):
+        missing = {ch for ch in characters if ch not in font(size).index}
+        assert not missing, (size, missing)
+
+
+# --- rendering rules ------------------------------------------------------------------------
+
+
+def test_long_names_are_cut_with_an_ellipsis() -> None:
+    body = font("6x12")
+    assert body.fit("Bernadette-Marie", 60) == "Bernadett" + ELLIPSIS
+    assert body.fit("Anna", 60) == "Anna"
+    assert body.fit("Anna", 0) == ""
+
+
+def test_nothing_is_drawn_off_screen_with_absurd_data() -> None:
+    long = "W" * 60
+    screens: list[Screen] = [
+        ScoresScreen(tuple(PlayerLine(long, -99999, -99999, True) for _ in range(6)), 999),
+        LastPlayScreen(long, tuple(WordLine(long.lower(), 9999) for _ in range(9)), 99999, True),
+        ChallengeWindowScreen(-5, 0, long),
+        ChallengeResultScreen(long, long, False, (long,) * 5, -999, True),
+        ErrorScreen(ErrorKind.REMOVE_TILES, long),
+        BlankPickerScreen(long, tuple(GERMAN * 3), 80),
+        ConfirmScreen(ConfirmKind.EXCHANGE, 99, long),
+        UnseenScreen(tuple((ch, 99) for ch in GERMAN * 2)),
+        TallyScreen(tuple(TallyLine(long, 9999, -999, 9999) for _ in range(6)), (0, 1, 5)),
+        EnrollScreen(EnrollStep.PLACE, long, 99, 99, EnrollIssue.SEEN_TWICE, long),
+        MenuScreen(tuple(MenuItem) * 3, 23),
+        MenuScreen((), 0),
+    ]
+    for lang in LANGUAGES:
+        for screen in screens:
+            image = render(screen, lang)
+            assert image.size == (128, 64) and image.mode == "1"
+
+
+def test_blanks_are_drawn_inverted() -> None:
+    def lit(word: str) -> int:  # lit pixels of the second letter's cell
+        image = render(LastPlayScreen("A", (WordLine(word, 5),), 5), "en")
+        return sum(1 for v in image.crop((7, 14, 13, 26)).tobytes() for bit in range(8) if v >> bit & 1)
+
+    assert lit("Ab") > 40 > lit("AB")  # a blank is a lit box with a dark letter
+    assert lit("Aß") < 40  # ß is a plain letter, never a blank
+
+
+def test_render_is_pure() -> None:
+    screen = SCREENS["scores-4p"]
+    assert render(screen, "de").tobytes() == render(screen, "de").tobytes()
+    assert render(screen, "de").tobytes() != render(screen, "fr").tobytes()
+
+
+def test_unknown_model() -> None:
+    with pytest.raises(TypeError, match="no screen for str"):
+        render("scores", "de")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"), [(0, "0:00"), (754, "12:34"), (-65, "-1:05"), (1500, "25:00")]
+)
+def test_format_clock(seconds: int, shown: str) -> None:
+    assert format_clock(seconds) == shown
