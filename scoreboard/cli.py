@@ -6,11 +6,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine import gcg
 from engine.errors import ScoreboardError
 from engine.replay import replay
 from engine.rules import RuleProfile, profile_names
+
+if TYPE_CHECKING:
+    from scoreboard.config import Config
 
 EXIT_OK = 0
 EXIT_DISAGREE = 1
@@ -68,7 +72,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _load_config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _load_config(args: argparse.Namespace) -> Config:
     from scoreboard.config import load_config
 
     return load_config(getattr(args, "config", None), getattr(args, "set", []) or [])
@@ -253,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scoreboard`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "rules", None):
+    if getattr(args, "rules", None):  # a bad --rules is a usage error, before any file is read
         try:
             RuleProfile.from_rules_line(args.rules)
         except ScoreboardError as e:
