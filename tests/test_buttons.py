@@ -191,10 +191,44 @@ def test_stuck_time_is_configurable() -> None:
     assert kinds(logic.tick(1.0)) == [Kind.STUCK]
 
 
-def test_button_held_at_start_counts_from_creation() -> None:
+def test_button_held_at_start_gives_no_press_but_is_reported_stuck() -> None:
     logic = ButtonLogic(MENU, pressed=True, now=5.0)
     assert logic.is_pressed
-    assert kinds(logic.tick(15.0)) == [Kind.LONG_PRESS, Kind.STUCK]
+    assert kinds(logic.tick(14.0)) == []  # no long press for a hold begun before we looked
+    assert kinds(logic.tick(15.0)) == [Kind.STUCK]  # a jammed contact is still reported
+    assert kinds(logic.edge(False, 16.0) + logic.tick(16.1)) == [Kind.RELEASED_AFTER_STUCK]
+    assert kinds(logic.edge(True, 17.0) + logic.edge(False, 17.2) + logic.tick(17.3)) == [Kind.PRESS]
+
+
+def test_released_soon_after_start_is_no_press() -> None:
+    logic = ButtonLogic(MENU, pressed=True, now=0.0)
+    assert kinds(logic.edge(False, 0.5) + logic.tick(0.6)) == []
+
+
+def test_a_hold_of_exactly_long_ms_is_long_whatever_the_rounding() -> None:
+    for start in (0.1, 0.3, 0.7, 1.1):
+        logic = ButtonLogic(MENU)
+        events = logic.edge(True, start) + logic.tick(start + 0.05) + logic.edge(False, start + 2.0)
+        events += logic.tick(start + 2.1)
+        assert kinds(events) == [Kind.LONG_PRESS], start
+
+
+def test_a_failing_event_handler_does_not_stop_the_buttons() -> None:
+    seen: list[str] = []
+
+    def handler(event: ButtonEvent) -> None:
+        seen.append(str(event))
+        raise RuntimeError("consumer bug")
+
+    clock = ManualClock()
+    with Buttons(pin_map([17, 22], [27, 23], 26), handler, pin_factory=MockFactory(), clock=clock) as buttons:
+        buttons._devices[ButtonId(1, Role.DONE)].pin.drive_low()  # type: ignore[attr-defined]
+        clock.advance(2.5)
+        buttons.tick()
+        buttons._devices[ButtonId(2, Role.DONE)].pin.drive_low()  # type: ignore[attr-defined]
+        clock.advance(2.5)
+        buttons.tick()
+    assert seen == ["seat 1 Done long press", "seat 2 Done long press"]
 
 
 def test_stuck_button_blocks_nothing_else() -> None:

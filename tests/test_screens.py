@@ -265,3 +265,16 @@ def test_unknown_model() -> None:
 )
 def test_format_clock(seconds: int, shown: str) -> None:
     assert format_clock(seconds) == shown
+
+
+def test_a_play_of_exactly_four_words_renders_every_word() -> None:
+    from scoreboard.screens.models import LastPlayScreen, WordLine
+    from scoreboard.screens.render import render as draw
+
+    four = LastPlayScreen("Anna", tuple(WordLine(w, i + 2) for i, w in enumerate(["HAUS", "AB", "UM", "SO"])), 14)
+    five = LastPlayScreen("Anna", four.words + (WordLine("JA", 9),), 23)
+    for lang in ("de", "fr", "en"):
+        image = draw(four, lang)
+        assert image.size == (128, 64)
+        assert image.tobytes() != draw(LastPlayScreen("Anna", four.words[:3], 14), lang).tobytes()
+        assert draw(five, lang).tobytes() != image.tobytes()

@@ -14,6 +14,7 @@ library itself.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +51,8 @@ DEFAULT_MENU = 26
 """BCM pin of the shared Menu/Pause button (header pin 37)."""
 RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
 """HAT ID EEPROM (0, 1), I2C for the OLED (2, 3), UART link (14, 15)."""
+
+_log = logging.getLogger(__name__)
 
 
 class PinMapError(ButtonError, ValueError):
@@ -178,26 +181,32 @@ class Buttons:
             self.close()
             raise PinFactoryError(f"cannot set up {button.name()} on GPIO{pin}: {e}") from e
         with self._lock:
+            # Handlers first, levels after: an edge in between waits for the lock and then
+            # finds the bank built with its own level, so no edge is lost.
+            for button, device in self._devices.items():
+                device.when_pressed = self._edge_handler(button, True)
+                device.when_released = self._edge_handler(button, False)
             self._bank = ButtonBank(
                 self.pins,
                 timing,
                 now=clock(),
                 pressed={b: bool(d.is_pressed) for b, d in self._devices.items()},
             )
-            for button, device in self._devices.items():
-                device.when_pressed = self._edge_handler(button, True)
-                device.when_released = self._edge_handler(button, False)
 
     def _edge_handler(self, button: ButtonId, pressed: bool) -> Callable[[], None]:
         def handler() -> None:
+            at = self._clock()  # stamped before waiting for the lock: the order of presses counts
             with self._lock:
-                self._emit(self._bank.edge(button, pressed, self._clock()))
+                self._emit(self._bank.edge(button, pressed, at))
 
         return handler
 
     def _emit(self, events: list[ButtonEvent]) -> None:
         for event in events:
-            self._on_event(event)
+            try:
+                self._on_event(event)
+            except Exception:  # the consumer's bug must not stop the buttons
+                _log.exception("button event handler failed on %s", event)
 
     def tick(self, now: float | None = None) -> None:
         """Emit the events due by ``now`` (default: the clock)."""

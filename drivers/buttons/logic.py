@@ -151,10 +151,15 @@ class Timing:
             )
 
 
+_TOLERANCE = 1e-6  # seconds: 2.3 - 0.3 is a hold of 2 s, float rounding aside
+
+
 class ButtonLogic:
     """The state machine of one button; ``pressed`` is its level when created at ``now``.
 
-    A button already held when created counts as pressed since ``now``.
+    A button already held when created (a finger on it while the service restarts, or a
+    jammed contact) gives no press or long press for that hold; it is still reported stuck
+    when it stays down.
     """
 
     def __init__(
@@ -170,7 +175,7 @@ class ButtonLogic:
         self._raw_since = now
         self._burst: float | None = None  # first edge away from the stable level
         self._press_start = now
-        self._long_sent = False
+        self._long_sent = pressed  # a hold begun before we looked is no press of any kind
         self._stuck_sent = False
         self._now = now
 
@@ -226,10 +231,10 @@ class ButtonLogic:
 
     def _hold_events(self, held: float) -> list[ButtonEvent]:
         events = []
-        if held >= self._long and not self._long_sent:
+        if held >= self._long - _TOLERANCE and not self._long_sent:
             self._long_sent = True
             events.append(self._event(Kind.LONG_PRESS, self._press_start))
-        if held >= self._stuck and not self._stuck_sent:
+        if held >= self._stuck - _TOLERANCE and not self._stuck_sent:
             self._stuck_sent = True
             events.append(self._event(Kind.STUCK, self._press_start))
         return events

@@ -156,10 +156,8 @@ def _last_play(m: LastPlayScreen, lang: Lang, c: _Canvas) -> None:
     for y, w in zip(ROWS, words):
         _word(c, y, w.text, WIDTH - 6 * c.body.width)
         c.text(y, str(w.score), right=WIDTH - 1)
-    y = ROWS[len(words)]
     if len(words) < len(m.words):
-        c.text(y, text("last.more", lang, n=len(m.words) - len(words)), x=1)
-        y += LINE
+        c.text(ROWS[len(words)], text("last.more", lang, n=len(m.words) - len(words)), x=1)
     if m.bingo:
         c.text(ROWS[-1], text("last.bingo", lang, n=m.bingo_bonus), x=1)
 
