@@ -50,6 +50,7 @@ __all__ = [
     "default_toml",
     "load_config",
     "check_buttons",
+    "check_display",
     "state_dir",
 ]
 
@@ -580,6 +581,23 @@ def check_buttons(buttons: ButtonsConfig) -> None:
         raise ConfigError(f"{buttons.stuck_ms} is not more than buttons.long_ms", key="buttons.stuck_ms")
 
 
+
+def check_display(display: DisplayConfig) -> None:
+    """Raise :class:`ConfigError` naming the key when ``[display]`` does not fit together."""
+    channels = list(display.seat_channels)
+    if channels and not display.mux_address:
+        raise ConfigError(
+            "seat displays need the multiplexer's address (display.mux_address, e.g. 0x70)",
+            key="display.seat_channels",
+        )
+    if len(set(channels)) != len(channels):
+        raise ConfigError(f"a channel is given twice in {channels}", key="display.seat_channels")
+    if display.mux_address and display.mux_address == display.address:
+        raise ConfigError(
+            f"{display.mux_address:#04x} is the display's own address (display.address)",
+            key="display.mux_address",
+        )
+
 @dataclass(frozen=True)
 class DisplayConfig:
     """The ``[display]`` section: the OLED (or an emulated one) and how it is reached."""
@@ -1019,6 +1037,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
     config = _build(values, file)
     try:
         check_buttons(config.buttons)
+        check_display(config.display)
         config.rule_profile()
     except ConfigError as e:
         raise e.with_source(origin.get(e.key or "", file)) from None

@@ -540,3 +540,14 @@ def test_board_section() -> None:
         load_config(overrides=['board.pattern=""'])
     with pytest.raises(ConfigError, match="board.link"):
         load_config(overrides=['board.link="dev/ttyACM0"'])  # relative
+
+
+def test_display_settings_that_do_not_fit_together() -> None:
+    with pytest.raises(ConfigError, match="display.seat_channels: seat displays need"):
+        load_config(overrides=["display.seat_channels=[0, 1]"])
+    with pytest.raises(ConfigError, match="display.seat_channels: a channel is given twice"):
+        load_config(overrides=["display.mux_address=0x70", "display.seat_channels=[1, 1]"])
+    with pytest.raises(ConfigError, match="display.mux_address: 0x3c is the display's own address"):
+        load_config(overrides=["display.mux_address=0x3c", "display.seat_channels=[0, 1]"])
+    config = load_config(overrides=["display.mux_address=0x70", "display.seat_channels=[0, 3]"])
+    assert config.display.seat_channels == (0, 3) or list(config.display.seat_channels) == [0, 3]

@@ -139,3 +139,13 @@ def test_display_and_ui_config() -> None:
 def test_display_and_ui_config_errors(item: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_config(overrides=[item])
+
+
+def test_closing_seat_displays_switches_off_each_panel_once() -> None:
+    bus = FakeBus()
+    displays = make_displays(config(driver="dummy", mux_address=0x70, seat_channels=(0, 3, 5)), bus=bus)
+    bus.writes.clear()
+    for d in displays:
+        d.close()
+        d.close()  # a second close does nothing
+    assert bus.writes == [(0x70, 1 << 0), (0x70, 1 << 3), (0x70, 1 << 5)]

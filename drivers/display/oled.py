@@ -77,6 +77,7 @@ class Display:
         self.image: Image.Image | None = None
         self.pushes = 0
         self._last: bytes | None = None
+        self._closed = False
 
     def __repr__(self) -> str:
         return f"<Display {type(self.device).__name__} pushes={self.pushes}>"
@@ -98,7 +99,12 @@ class Display:
         return True
 
     def close(self) -> None:
-        """Release the device (luma clears and switches the panel off)."""
+        """Release the device (luma clears and switches this panel off); once only."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.select is not None:
+            self.select()  # behind a multiplexer, switch off this seat's panel, not the last one
         self.device.cleanup()
 
     def __enter__(self) -> Self:
@@ -151,7 +157,13 @@ def make_device(display: Any, capture_dir: str | Path | None = None, seat: int =
                 f"no display bus /dev/i2c-{display.port} (display.port): {e}"
             ) from None
         make = oled.ssd1306 if driver == "ssd1306" else oled.sh1106
-        return make(serial, width=WIDTH, height=HEIGHT, rotate=display.rotate)
+        try:  # the panel's start-up commands go out here: no panel answers at a wrong address
+            return make(serial, width=WIDTH, height=HEIGHT, rotate=display.rotate)
+        except (DeviceNotFoundError, DevicePermissionError, OSError) as e:
+            raise DisplayError(
+                f"no {driver} display at address {display.address:#04x} on /dev/i2c-{display.port}"
+                f" (display.address, display.port): {e}"
+            ) from None
     raise DisplayError(f"unknown display.driver {driver!r}")
 
 
@@ -186,11 +198,16 @@ def make_displays(
             raise DisplayError(f"display.driver {display.driver!r} with a multiplexer needs a bus")
         bus = _open_bus(display.port)
     mux = Multiplexer(bus, display.mux_address)
-    displays = []
-    for seat, channel in enumerate(channels):
-        mux.select(channel)  # the device's init sequence goes to this seat's panel
-        device = make_device(display, capture_dir, seat)
-        displays.append(Display(device, select=functools.partial(mux.select, channel)))
+    displays: list[Display] = []
+    try:
+        for seat, channel in enumerate(channels):
+            mux.select(channel)  # the device's init sequence goes to this seat's panel
+            device = make_device(display, capture_dir, seat)
+            displays.append(Display(device, select=functools.partial(mux.select, channel)))
+    except BaseException:
+        for made in displays:  # do not leave the seats set up so far switched on
+            made.close()
+        raise
     return tuple(displays)
 
 
