@@ -484,3 +484,10 @@ def test_config_error_names_the_file(tmp_path) -> None:  # type: ignore[no-untyp
     path.write_text("[buttons]\nmenu = 2\n")
     with pytest.raises(ConfigError, match=r"config.toml: buttons.menu: GPIO2 is reserved"):
         load_config(path)
+
+
+def test_a_pin_factory_made_from_its_name_is_closed_with_the_buttons() -> None:
+    with Buttons(pin_map([17, 22], [27, 23], 26), lambda e: None, pin_factory="mock") as buttons:
+        factory = buttons.pin_factory
+        assert factory.pins  # the mock factory made pins for the buttons
+    assert not factory.pins  # MockFactory.close releases every pin it made

@@ -172,6 +172,9 @@ class Buttons:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.pin_factory = _factory(pin_factory)
+        # A factory made here from its name is ours to close; one passed in or gpiozero's
+        # default belongs to the caller or to gpiozero.
+        self._owns_factory = isinstance(pin_factory, str)
         try:
             for button, pin in self.pins.items():
                 self._devices[button] = Button(
@@ -249,6 +252,9 @@ class Buttons:
         for device in self._devices.values():
             device.close()
         self._devices.clear()
+        if self._owns_factory:
+            self._owns_factory = False
+            self.pin_factory.close()
 
     def __enter__(self) -> Self:
         return self
