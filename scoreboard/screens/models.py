@@ -12,6 +12,8 @@ import enum
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from scoreboard.enrollment import IssueKind, Phase
+
 __all__ = [
     "LANGUAGES",
     "BlankPickerScreen",
@@ -180,21 +182,9 @@ class TallyScreen:
     winners: tuple[int, ...]
 
 
-class EnrollStep(enum.Enum):
-    """Where a tile enrollment is (like :class:`scoreboard.enrollment.Phase`)."""
-
-    PLACE = "place"
-    CLEAR = "clear"
-    DONE = "done"
-
-
-class EnrollIssue(enum.Enum):
-    """A problem during enrollment (like :class:`scoreboard.enrollment.IssueKind`)."""
-
-    ENROLLED = "enrolled"
-    SEEN_TWICE = "seen twice"
-    BAD_UID = "bad uid"
-    UNKNOWN = "unknown"
+# The enrollment's own phases and issue kinds, under the names the screens use.
+EnrollStep = Phase
+EnrollIssue = IssueKind
 
 
 @dataclass(frozen=True)
