@@ -154,6 +154,16 @@ class UndoLastPlay(Command):
 
 
 @dataclass(frozen=True)
+class OverrideRuling(Command):
+    """Reverse the ruling on the last challenge (a correction confirmed at the table).
+
+    A play ruled invalid stands; a play ruled valid is withdrawn with ``invalid_words``.
+    """
+
+    invalid_words: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class AdjustScore(Command):
     """Add ``points`` (may be negative) to ``player``'s score (a correction at the table)."""
 

@@ -47,6 +47,7 @@ from .events import (
     Exchange,
     Exchanged,
     OutBonus,
+    OverrideRuling,
     Pass,
     Passed,
     PenalizeTime,
@@ -419,12 +420,17 @@ class Game:
 
     def challenge(self, challenger: int, lexicon: Lexicon) -> ChallengeResult:
         """``challenger`` challenges the pending play; ``lexicon`` rules on its words."""
+        ruling = self.rule(challenger, lexicon)
+        return self.rule_challenge(challenger, ruling.invalid_words, ruling.extends_own_phony)
+
+    def rule(self, challenger: int, lexicon: Lexicon) -> Challenge:
+        """The ruling ``lexicon`` gives on a challenge of the pending play, not yet applied."""
         w = self._require_window(challenger)
         bad = invalid_words(w.scored.words, lexicon)
         phony = bool(bad) and self.profile.phony_extension_rule and self._extends_phony_of(
             challenger, w, lexicon
         )
-        return self.rule_challenge(challenger, bad, phony)
+        return Challenge(challenger, bad, phony)
 
     def rule_challenge(
         self, challenger: int, invalid: Sequence[str] = (), extends_own_phony: bool = False
@@ -513,6 +519,44 @@ class Game:
             rebuilt.apply(command)
         self.__dict__.update(rebuilt.__dict__)
         return event
+
+    def override_ruling(self, invalid: Sequence[str] = ()) -> ChallengeResult:
+        """Reverse the ruling on the last challenge, as if it had been ruled the other way.
+
+        A play ruled invalid stands (valid); a play ruled valid is withdrawn with
+        ``invalid`` words (required then). Allowed until anybody moves after the ruling;
+        the player's draws since a valid ruling go back to the bag. :attr:`log` afterwards
+        holds the commands that rebuild the new state (the override itself is not in it).
+        """
+        index = max((i for i, c in enumerate(self.log) if isinstance(c, Challenge)), default=None)
+        if index is None:
+            raise CorrectionError("there is no ruling to override")
+        ruling = self.log[index]
+        assert isinstance(ruling, Challenge)
+        later = self.log[index + 1:]
+        if any(isinstance(c, (Play, Pass, Exchange, EndGame)) for c in later):
+            raise CorrectionError("a ruling can only be overridden before anyone moves again")
+        play = next(c for c in reversed(self.log[:index]) if isinstance(c, Play))
+        if ruling.invalid_words:
+            reversed_ruling = Challenge(ruling.challenger)
+        else:
+            if not invalid:
+                raise CorrectionError("overriding a valid ruling needs the words to rule invalid")
+            reversed_ruling = Challenge(ruling.challenger, tuple(invalid))
+        kept = [
+            c
+            for c in later
+            if isinstance(c, (AdjustScore, PenalizeTime))
+            or (isinstance(c, Draw) and (c.player != play.player or not reversed_ruling.invalid_words))
+        ]
+        rebuilt = Game.replay(self.profile, self.players, self.log[:index], first=self.first, rng=self.rng)
+        result = rebuilt.rule_challenge(
+            reversed_ruling.challenger, reversed_ruling.invalid_words, reversed_ruling.extends_own_phony
+        )
+        for command in kept:
+            rebuilt.apply(command)
+        self.__dict__.update(rebuilt.__dict__)
+        return result
 
     def adjust_score(self, player: int, points: int) -> None:
         """Add ``points`` to ``player``'s score (a correction confirmed at the table)."""
@@ -698,6 +742,7 @@ _HANDLERS: dict[type[Command], Callable[[Game, Any], object]] = {
     Challenge: lambda g, c: g.rule_challenge(c.challenger, c.invalid_words, c.extends_own_phony),
     CloseWindow: lambda g, c: g.close_window(),
     UndoLastPlay: lambda g, c: g.undo_last_play(),
+    OverrideRuling: lambda g, c: g.override_ruling(c.invalid_words),
     AdjustScore: lambda g, c: g.adjust_score(c.player, c.points),
     PenalizeTime: lambda g, c: g.penalize_time(c.player, c.points),
     EndGame: lambda g, c: g.end_game(),

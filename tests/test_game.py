@@ -756,3 +756,53 @@ def test_tiles_must_be_the_sets_own() -> None:
     g.racks[0] = ENGLISH.parse_rack("?IAAAAA")
     with pytest.raises(UnknownTileError, match="cannot be 'Ä' in the english set"):
         g.play(0, Placement([(squares[0], Tile("Ä", 0, True)), (squares[1], ENGLISH.tile("I"))]))
+
+
+def test_override_makes_a_withdrawn_play_stand() -> None:
+    g = opened("de")
+    g.draw(0, "IRDE")
+    g.challenge(1, SetLexicon([]))
+    assert g.board.is_empty()
+    result = g.override_ruling()
+    assert result.valid and result.points == -5  # the challenger was wrong after all
+    assert g.scores() == [10, -5]
+    assert g.board.letter_counts["H"] == 1 and not g.window_open and g.turn == 1
+    assert sorted(g.rack(0)) == sorted("TENIRDE")  # the draw since the play is kept
+    assert conserved(g)
+    replayed = Game.replay(g.profile, g.players, [*g.log])
+    assert replayed.scores() == g.scores()
+
+
+def test_override_withdraws_a_play_ruled_valid_and_its_draws_go_back() -> None:
+    g = opened("en")
+    bag_before = g.bag.letters()
+    g.challenge(1, SetLexicon(["HAUS"]))  # valid: seat 1 loses the turn
+    g.draw(0, "IRDE")
+    result = g.override_ruling(["HAUS"])
+    assert not result.valid and result.invalid_words == ("HAUS",)
+    assert g.board.is_empty() and g.scores() == [0, 0]
+    assert sorted(g.rack(0)) == sorted("HAUSTEN") and g.bag.letters() == bag_before
+    assert g.turn == 1 and not any(isinstance(e, Passed) for e in g.events)
+    assert conserved(g)
+
+
+def test_override_refused_without_ruling_after_a_move_or_without_words() -> None:
+    with pytest.raises(CorrectionError, match="no ruling"):
+        opened("de").override_ruling()
+    g = opened("de")
+    g.challenge(1, SetLexicon(["HAUS"]))
+    with pytest.raises(CorrectionError, match="needs the words"):
+        g.override_ruling()
+    g.pass_turn(1)
+    with pytest.raises(CorrectionError, match="before anyone moves"):
+        g.override_ruling(["HAUS"])
+
+
+def test_override_command_replays_from_the_log_of_commands() -> None:
+    from engine.events import Challenge, Draw, OverrideRuling, Play
+
+    g = opened("de")
+    commands = [*g.log, Challenge(1, ("HAUS",)), OverrideRuling()]
+    rebuilt = Game.replay(g.profile, g.players, commands)
+    assert rebuilt.scores() == [10, -5]
+    assert isinstance(commands[0], Draw) and isinstance(commands[2], Play)
