@@ -17,11 +17,13 @@ from PIL import Image, ImageChops
 from scoreboard.screens import (
     LANGUAGES,
     TEXT,
+    AdjustScreen,
     BlankPickerScreen,
     ChallengeResultScreen,
     ChallengeWindowScreen,
     ConfirmKind,
     ConfirmScreen,
+    DrawForFirstScreen,
     EnrollIssue,
     EnrollScreen,
     EnrollStep,
@@ -30,7 +32,9 @@ from scoreboard.screens import (
     LastPlayScreen,
     MenuItem,
     MenuScreen,
+    PausedScreen,
     PlayerLine,
+    ReadingScreen,
     ScoresScreen,
     Screen,
     TallyLine,
@@ -101,11 +105,29 @@ SCREENS: dict[str, Screen] = {
             (ErrorKind.READ_TIMEOUT, ""),
             (ErrorKind.REMOVE_TILES, "H8 H9 H10 H11"),
             (ErrorKind.PUT_BACK_TILES, "E, N, ?"),
+            (ErrorKind.NOT_YOUR_TILE, "H8 H9"),
+            (ErrorKind.NOT_YOUR_TURN, "Bernadette-Marie"),
+            (ErrorKind.REFILL_RACK, "Anna: 3"),
+            (ErrorKind.TOO_LATE, ""),
+            (ErrorKind.EXCHANGE_NOT_ALLOWED, "6"),
+            (ErrorKind.DUPLICATE_TILE, "H8 H9"),
+            (ErrorKind.MOVE_TIME_UP, "Anna"),
+            (ErrorKind.JOURNAL_FAILED, "disk full"),
+            (ErrorKind.BAD_PLAY, "a blank on the board was replaced by another tile on the rack"),
         )
     },
+    "error-bad-play-short": ErrorScreen(ErrorKind.BAD_PLAY, "no tiles placed"),
     "blank-picker": BlankPickerScreen("H8", tuple(GERMAN), selected=27),
     "confirm-pass": ConfirmScreen(ConfirmKind.PASS, player="Anna"),
     "confirm-exchange": ConfirmScreen(ConfirmKind.EXCHANGE, count=3, player="Ben"),
+    "confirm-undo": ConfirmScreen(ConfirmKind.UNDO, by="Anna"),
+    "confirm-adjust": ConfirmScreen(ConfirmKind.ADJUST, player="Anna", points=12, by="Ben"),
+    "confirm-adjust-long-name": ConfirmScreen(
+        ConfirmKind.ADJUST, player="Bernadette-Marie", points=-110, by="Bernadette-Marie"
+    ),
+    "confirm-override": ConfirmScreen(ConfirmKind.OVERRIDE, by="Cléo"),
+    "confirm-end-game": ConfirmScreen(ConfirmKind.END_GAME, by="Jürgen"),
+    "confirm-new-game": ConfirmScreen(ConfirmKind.NEW_GAME, by="Anna"),
     "unseen": UnseenScreen(
         (("A", 3), ("B", 0), ("E", 7), ("N", 4), ("Ä", 1), ("Q", 1), ("R", 2), ("S", 5),
          ("T", 2), ("U", 1), ("X", 1), ("Y", 1), ("Z", 1), ("?", 2))
@@ -139,6 +161,19 @@ SCREENS: dict[str, Screen] = {
     "enroll-clear": EnrollScreen(EnrollStep.CLEAR, "E", placed=3),
     "enroll-done": EnrollScreen(EnrollStep.DONE),
     "menu": MenuScreen(selected=5),
+    "menu-players": MenuScreen(selected=1, value="3"),
+    "menu-profile": MenuScreen(selected=2, value="en-tournament"),
+    "reading": ReadingScreen("Jürgen"),
+    "paused": PausedScreen("Anna"),
+    "paused-no-player": PausedScreen(),
+    "draw-first": DrawForFirstScreen(("Anna", "Ben", "Cléo"), ("E", "", "?")),
+    "draw-first-tie": DrawForFirstScreen(
+        ("Anna", "Bernadette-Marie", "Cléo", "Jürgen"), ("B", "A", "M", "A"), redraw=(1, 3)
+    ),
+    "draw-first-begins": DrawForFirstScreen(
+        ("Anna", "Bernadette-Marie", "Cléo", "Jürgen"), ("B", "A", "M", "?"), first=3
+    ),
+    "adjust": AdjustScreen("Bernadette-Marie", points=-12, score=287),
 }
 
 
@@ -175,6 +210,7 @@ def test_every_kind_of_screen_is_covered() -> None:
     kinds = set(typing.get_args(models.Screen))
     assert kinds == {type(s) for s in SCREENS.values()}
     assert {s.kind for s in SCREENS.values() if isinstance(s, ErrorScreen)} == set(ErrorKind)
+    assert {s.kind for s in SCREENS.values() if isinstance(s, ConfirmScreen)} == set(ConfirmKind)
 
 
 # --- the text table -------------------------------------------------------------------------
@@ -196,6 +232,8 @@ def test_every_menu_item_error_and_issue_has_text() -> None:
         assert f"menu.{item.value}" in TEXT
     for kind in ErrorKind:
         assert f"error.{kind.value}.title" in TEXT and f"error.{kind.value}.body" in TEXT
+    for confirm in ConfirmKind:
+        assert f"confirm.{confirm.value}" in TEXT
     for issue in EnrollIssue:
         assert f"enroll.issue.{issue.name.lower()}" in TEXT
 
@@ -233,11 +271,36 @@ def test_nothing_is_drawn_off_screen_with_absurd_data() -> None:
         EnrollScreen(EnrollStep.PLACE, long, 99, 99, EnrollIssue.SEEN_TWICE, long),
         MenuScreen(tuple(MenuItem) * 3, 23),
         MenuScreen((), 0),
+        MenuScreen(tuple(MenuItem), 2, long),
+        ErrorScreen(ErrorKind.BAD_PLAY, " ".join([long] * 9)),
+        *(ConfirmScreen(kind, 99, long, -99999, long) for kind in ConfirmKind),
+        ReadingScreen(long),
+        PausedScreen(long),
+        DrawForFirstScreen((long,) * 6, (long,) * 6, None, (0, 1, 5, 9)),
+        DrawForFirstScreen((long,) * 6, (), 5),
+        DrawForFirstScreen((), (), 2),
+        AdjustScreen(long, -99999, 99999),
     ]
     for lang in LANGUAGES:
         for screen in screens:
             image = render(screen, lang)
             assert image.size == (128, 64) and image.mode == "1"
+
+
+def test_pass_and_exchange_do_not_show_the_request_fields() -> None:
+    for kind in (ConfirmKind.PASS, ConfirmKind.EXCHANGE):
+        plain = ConfirmScreen(kind, count=3, player="Anna")
+        asked = ConfirmScreen(kind, count=3, player="Anna", points=-7, by="Ben")
+        for lang in LANGUAGES:
+            assert render(asked, lang).tobytes() == render(plain, lang).tobytes()
+
+
+def test_every_question_fits_a_line_of_the_body_font() -> None:
+    # a question too wide for the big font is drawn in the body font
+    for lang in LANGUAGES:
+        for kind in ConfirmKind:
+            question = TEXT[f"confirm.{kind.value}"][lang].format(name="", points="+0")
+            assert len(question) <= 21, (kind, lang)
 
 
 def test_blanks_are_drawn_inverted() -> None:

@@ -16,11 +16,13 @@ from scoreboard.enrollment import IssueKind, Phase
 
 __all__ = [
     "LANGUAGES",
+    "AdjustScreen",
     "BlankPickerScreen",
     "ChallengeResultScreen",
     "ChallengeWindowScreen",
     "ConfirmKind",
     "ConfirmScreen",
+    "DrawForFirstScreen",
     "EnrollIssue",
     "EnrollScreen",
     "EnrollStep",
@@ -30,7 +32,9 @@ __all__ = [
     "LastPlayScreen",
     "MenuItem",
     "MenuScreen",
+    "PausedScreen",
     "PlayerLine",
+    "ReadingScreen",
     "ScoresScreen",
     "Screen",
     "TallyLine",
@@ -119,11 +123,24 @@ class ErrorKind(enum.Enum):
     READ_TIMEOUT = "read-timeout"
     REMOVE_TILES = "remove-tiles"  # a withdrawn play: take these tiles off the board
     PUT_BACK_TILES = "put-back-tiles"  # tiles drawn after a withdrawn play: back in the bag
+    NOT_YOUR_TILE = "not-your-tile"  # new tiles not from the player's rack; detail: squares
+    NOT_YOUR_TURN = "not-your-turn"  # Done at another seat; detail: whose turn it is
+    REFILL_RACK = "refill-rack"  # draw first; detail: name and count, "Anna: 3"
+    TOO_LATE = "too-late"  # a challenge after the challenge window closed
+    EXCHANGE_NOT_ALLOWED = "exchange-not-allowed"  # too few in the bag; detail: tiles in bag
+    DUPLICATE_TILE = "duplicate-tile"  # one tile read in two places; detail: the places
+    MOVE_TIME_UP = "move-time-up"  # the time for a move ran out; detail: player name
+    JOURNAL_FAILED = "journal-failed"  # game record not saved, move not accepted; detail: why
+    BAD_PLAY = "bad-play"  # any other invalid play; detail: the engine's reason, wrapped
 
 
 @dataclass(frozen=True)
 class ErrorScreen:
-    """An error or an instruction to fix the board; ``detail``: squares or tiles concerned."""
+    """An error or an instruction to fix the board; ``detail``: squares or tiles concerned.
+
+    ``detail`` is one line under the text, except for :attr:`ErrorKind.BAD_PLAY`, whose
+    detail (the engine's reason) is word-wrapped on the lines left.
+    """
 
     kind: ErrorKind
     detail: str = ""
@@ -139,19 +156,35 @@ class BlankPickerScreen:
 
 
 class ConfirmKind(enum.Enum):
-    """What a confirmation screen asks."""
+    """What a confirmation screen asks.
+
+    ``PASS`` and ``EXCHANGE`` are confirmed by the player; the others are requests that
+    a second seat confirms.
+    """
 
     PASS = "pass"
     EXCHANGE = "exchange"
+    UNDO = "undo"
+    ADJUST = "adjust"
+    OVERRIDE = "override"
+    END_GAME = "end-game"
+    NEW_GAME = "new-game"
 
 
 @dataclass(frozen=True)
 class ConfirmScreen:
-    """``player`` passes or exchanges ``count`` tiles; holding Done confirms."""
+    """A question that holding Done confirms.
+
+    ``PASS``/``EXCHANGE``: ``player`` passes or exchanges ``count`` tiles. The other kinds
+    are asked by the seat ``by`` and confirmed at another seat; ``ADJUST`` adds the signed
+    ``points`` to ``player``'s score.
+    """
 
     kind: ConfirmKind
     count: int = 0
     player: str = ""
+    points: int = 0
+    by: str = ""
 
 
 @dataclass(frozen=True)
@@ -218,10 +251,52 @@ class MenuItem(enum.Enum):
 
 @dataclass(frozen=True)
 class MenuScreen:
-    """The menu with ``items[selected]`` highlighted."""
+    """The menu with ``items[selected]`` highlighted; ``value``: its setting, shown with it.
+
+    ``value`` is e.g. ``"3"`` for ``PLAYERS`` or ``"en-tournament"`` for ``PROFILE``.
+    """
 
     items: tuple[MenuItem, ...] = tuple(MenuItem)
     selected: int = 0
+    value: str = ""
+
+
+@dataclass(frozen=True)
+class ReadingScreen:
+    """The board is being read after ``player`` pressed Done."""
+
+    player: str = ""
+
+
+@dataclass(frozen=True)
+class PausedScreen:
+    """The game is paused, the clocks stopped; any button resumes. ``player``: whose turn."""
+
+    player: str = ""
+
+
+@dataclass(frozen=True)
+class DrawForFirstScreen:
+    """The draw for the first player: every seat puts one tile on its rack.
+
+    ``letters[i]``: the letter seat ``i`` drew (``""`` not yet, ``"?"`` the blank).
+    ``first``: the seat that begins, once known (the tiles go back, then everyone draws);
+    ``redraw``: seats that tied and draw again.
+    """
+
+    names: tuple[str, ...]
+    letters: tuple[str, ...]
+    first: int | None = None
+    redraw: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class AdjustScreen:
+    """Adjusting ``player``'s ``score`` (before the adjustment) by the signed ``points``."""
+
+    player: str
+    points: int
+    score: int
 
 
 Screen: TypeAlias = (
@@ -236,5 +311,9 @@ Screen: TypeAlias = (
     | TallyScreen
     | EnrollScreen
     | MenuScreen
+    | ReadingScreen
+    | PausedScreen
+    | DrawForFirstScreen
+    | AdjustScreen
 )
 """Any screen model."""

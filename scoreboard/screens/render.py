@@ -16,17 +16,22 @@ from PIL import Image, ImageDraw
 
 from .font import BitmapFont, font
 from .models import (
+    AdjustScreen,
     BlankPickerScreen,
     ChallengeResultScreen,
     ChallengeWindowScreen,
     ConfirmKind,
     ConfirmScreen,
+    DrawForFirstScreen,
     EnrollScreen,
     EnrollStep,
+    ErrorKind,
     ErrorScreen,
     Lang,
     LastPlayScreen,
     MenuScreen,
+    PausedScreen,
+    ReadingScreen,
     ScoresScreen,
     Screen,
     TallyScreen,
@@ -108,6 +113,12 @@ def format_clock(seconds: int) -> str:
 
 def _signed(points: int) -> str:
     return f"{points:+d}"
+
+
+def _named(key: str, lang: Lang, name: str, room: int, f: BitmapFont, **fields: object) -> str:
+    """The text of ``key`` with ``name`` cut so that the whole fits in ``room`` pixels."""
+    rest = f.text_width(text(key, lang, name="", **fields))
+    return text(key, lang, name=f.fit(name, room - rest), **fields)
 
 
 # --- the screens ---------------------------------------------------------------------------
@@ -202,6 +213,10 @@ def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: _Canvas) -> None:
 def _error(m: ErrorScreen, lang: Lang, c: _Canvas) -> None:
     key = f"error.{m.kind.value}"
     c.title(text(f"{key}.title", lang), inverted=True)
+    if m.kind is ErrorKind.BAD_PLAY and m.detail:  # the engine's reason: as long as it is
+        y = c.wrapped(ROWS[0], text(f"{key}.body", lang), 2)
+        c.wrapped(y, m.detail, (HEIGHT - y) // LINE)
+        return
     body_lines = 3 if m.detail else 4
     c.wrapped(ROWS[0], text(f"{key}.body", lang), body_lines)
     if m.detail:
@@ -223,12 +238,28 @@ def _blank_picker(m: BlankPickerScreen, lang: Lang, c: _Canvas) -> None:
 
 
 def _confirm(m: ConfirmScreen, lang: Lang, c: _Canvas) -> None:
-    if m.player:
-        c.text(0, m.player, center=True)
-    question = "confirm.pass" if m.kind is ConfirmKind.PASS else "confirm.exchange"
-    c.text(14, text(question, lang), center=True, big=True)
-    if m.kind is ConfirmKind.EXCHANGE:
-        c.text(32, tiles(m.count, lang), center=True)
+    if m.kind in (ConfirmKind.PASS, ConfirmKind.EXCHANGE):  # the player's own question
+        if m.player:
+            c.text(0, m.player, center=True)
+        c.text(14, text(f"confirm.{m.kind.value}", lang), center=True, big=True)
+        if m.kind is ConfirmKind.EXCHANGE:
+            c.text(32, tiles(m.count, lang), center=True)
+        c.text(50, text("hold_done", lang), center=True)
+        return
+    # a request of the seat ``by`` that another seat confirms
+    if m.by:
+        c.text(0, _named("confirm.by", lang, m.by, WIDTH, c.body), center=True)
+    key = f"confirm.{m.kind.value}"
+    fields: dict[str, object] = {}
+    if m.kind is ConfirmKind.ADJUST:
+        fields = {"points": _signed(m.points)}
+    question = _named(key, lang, m.player, WIDTH, c.big, **fields)
+    if c.big.text_width(question) <= WIDTH:
+        c.text(14, question, center=True, big=True)
+    else:  # too long for the big font
+        question = _named(key, lang, m.player, WIDTH, c.body, **fields)
+        c.text(16, question, center=True)
+    c.text(32, text("confirm.other", lang), center=True)
     c.text(50, text("hold_done", lang), center=True)
 
 
@@ -292,6 +323,65 @@ def _enroll(m: EnrollScreen, lang: Lang, c: _Canvas) -> None:
         c.text(ROWS[3], m.detail, x=1)
 
 
+def _reading(m: ReadingScreen, lang: Lang, c: _Canvas) -> None:
+    if m.player:
+        c.text(0, m.player, center=True)
+    c.text(18, text("reading.title", lang), center=True, big=True)
+    c.text(44, text("reading.hint", lang), center=True)
+
+
+def _paused(m: PausedScreen, lang: Lang, c: _Canvas) -> None:
+    if m.player:
+        c.text(0, _named("paused.turn", lang, m.player, WIDTH, c.body), center=True)
+    c.text(14, text("paused.title", lang), center=True, big=True)
+    c.text(32, text("paused.clocks", lang), center=True)
+    c.text(50, text("paused.resume", lang), center=True)
+
+
+def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: _Canvas) -> None:
+    cw = c.body.width
+    first = m.first if m.first is not None and 0 <= m.first < len(m.names) else None
+    if first is not None:
+        c.title(_named("draw.first", lang, m.names[first], WIDTH - 2, c.body), inverted=True)
+        marked: tuple[int, ...] = (first,)
+    else:
+        c.title(text("draw.title", lang))
+        marked = m.redraw
+    half = WIDTH // 2
+    for i, name in enumerate(m.names[:4]):  # two seats a line
+        x, y = (i % 2) * half, ROWS[i // 2]
+        right = x + half - 4  # the letter's box (as on the unseen screen) ends here
+        box = right - cw
+        fill = 1
+        if i in marked:
+            c.draw.rectangle((x, y, x + half - 2, y + LINE - 1), fill=1)
+            fill = 0
+        c.text(y, name, x=x + 1, width=box - x - 3, fill=fill)
+        letter = m.letters[i] if i < len(m.letters) else ""
+        if letter:  # a tile: a lit box with a dark letter (the other way round when marked)
+            c.draw.rectangle((box, y, right, y + LINE - 2), fill=fill)
+            c.body.draw(c.image, (box + 1, y), letter[:1], 1 - fill)
+        else:  # not drawn yet: an empty box
+            c.draw.rectangle((box, y, right, y + LINE - 2), outline=fill)
+    if first is not None:
+        message = text("draw.back", lang)
+    elif m.redraw:  # the tied seats are the marked ones
+        message = text("draw.tie", lang)
+    else:
+        message = text("draw.place", lang)
+    c.wrapped(ROWS[2], message, 2)
+
+
+def _adjust(m: AdjustScreen, lang: Lang, c: _Canvas) -> None:
+    score = str(m.score)
+    c.text(0, m.player, width=WIDTH - c.body.text_width(score) - c.body.width)
+    c.text(0, score, right=WIDTH - 1)
+    c.draw.line((0, LINE, WIDTH - 1, LINE), fill=1)
+    c.text(16, f"{_signed(m.points)} = {m.score + m.points}", center=True, big=True)
+    c.text(ROWS[2], text("adjust.menu", lang), x=1)
+    c.text(ROWS[3], text("adjust.buttons", lang), x=1)
+
+
 def _menu(m: MenuScreen, lang: Lang, c: _Canvas) -> None:
     count = len(m.items)
     c.title(text("menu.title", lang))
@@ -304,7 +394,14 @@ def _menu(m: MenuScreen, lang: Lang, c: _Canvas) -> None:
         if i == m.selected:
             c.bar(y)
             fill = 0
-        c.text(y, text(f"menu.{item.value}", lang), x=1, fill=fill)
+        label = text(f"menu.{item.value}", lang)
+        if i == m.selected and m.value:  # the setting at the right, the label cut to fit
+            value = c.body.fit(m.value, WIDTH - 2 - 6 * c.body.width)
+            c.text(y, value, right=WIDTH - 1, fill=fill)
+            room = WIDTH - 1 - c.body.text_width(value) - c.body.width - 1
+            c.text(y, label, x=1, width=room, fill=fill)
+        else:
+            c.text(y, label, x=1, fill=fill)
 
 
 _RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
@@ -319,6 +416,10 @@ _RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
     TallyScreen: _tally,
     EnrollScreen: _enroll,
     MenuScreen: _menu,
+    ReadingScreen: _reading,
+    PausedScreen: _paused,
+    DrawForFirstScreen: _draw_for_first,
+    AdjustScreen: _adjust,
 }
 
 

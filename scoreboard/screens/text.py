@@ -139,6 +139,83 @@ TEXT: dict[str, dict[Lang, str]] = {
                     "en": "Put the drawn tiles back in the bag:",
                 },
             ),
+            (
+                ErrorKind.NOT_YOUR_TILE,
+                {"de": "Fremde Steine", "fr": "Lettres d'un autre", "en": "Not your tiles"},
+                {
+                    "de": "Diese Steine sind nicht vom eigenen Bänkchen:",
+                    "fr": "Ces lettres ne viennent pas de votre chevalet :",
+                    "en": "These tiles are not from your rack:",
+                },
+            ),
+            (
+                ErrorKind.NOT_YOUR_TURN,
+                {"de": "Nicht am Zug", "fr": "Pas votre tour", "en": "Not your turn"},
+                {
+                    "de": "Fertig drückt nur, wer am Zug ist:",
+                    "fr": "Ce n'est pas votre tour. Au tour de :",
+                    "en": "Only the player to move presses Done:",
+                },
+            ),
+            (
+                ErrorKind.REFILL_RACK,
+                {"de": "Erst nachziehen", "fr": "Piochez d'abord", "en": "Refill the rack"},
+                {
+                    "de": "Erst Steine aus dem Beutel nachziehen:",
+                    "fr": "Piochez d'abord les lettres manquantes :",
+                    "en": "First draw new tiles from the bag:",
+                },
+            ),
+            (
+                ErrorKind.TOO_LATE,
+                {"de": "Zu spät", "fr": "Trop tard", "en": "Too late"},
+                {
+                    "de": "Die Einspruchsfrist ist abgelaufen.",
+                    "fr": "Le délai de contestation est écoulé.",
+                    "en": "The challenge window has closed.",
+                },
+            ),
+            (
+                ErrorKind.EXCHANGE_NOT_ALLOWED,
+                {"de": "Kein Tausch möglich", "fr": "Échange impossible", "en": "Cannot exchange"},
+                {
+                    "de": "Zu wenige Steine zum Tauschen. Im Beutel:",
+                    "fr": "Pas assez de lettres pour échanger. Sac :",
+                    "en": "Too few tiles in the bag to exchange. Bag:",
+                },
+            ),
+            (
+                ErrorKind.DUPLICATE_TILE,
+                {"de": "Stein doppelt", "fr": "Lettre en double", "en": "Tile read twice"},
+                {
+                    "de": "Ein Stein wurde an zwei Stellen gelesen:",
+                    "fr": "Une même lettre lue à deux endroits :",
+                    "en": "One tile was read in two places:",
+                },
+            ),
+            (
+                ErrorKind.MOVE_TIME_UP,
+                {"de": "Zeit abgelaufen", "fr": "Temps écoulé", "en": "Time is up"},
+                {
+                    "de": "Die Zeit für den Zug ist um für:",
+                    "fr": "Le temps du coup est écoulé pour :",
+                    "en": "The time for the move ran out for:",
+                },
+            ),
+            (
+                ErrorKind.JOURNAL_FAILED,
+                {"de": "Speicherfehler", "fr": "Erreur d'écriture", "en": "Save failed"},
+                {
+                    "de": "Spiel nicht gespeichert, Zug nicht angenommen.",
+                    "fr": "Partie non enregistrée, coup non accepté.",
+                    "en": "Game not saved: the move was not accepted.",
+                },
+            ),
+            (
+                ErrorKind.BAD_PLAY,
+                {"de": "Ungültiger Zug", "fr": "Coup non valable", "en": "Invalid play"},
+                {"de": "Zug nicht möglich:", "fr": "Coup impossible :", "en": "Play not allowed:"},
+            ),
         )
         for part, entry in (("title", title), ("body", body))
     },
@@ -147,8 +224,59 @@ TEXT: dict[str, dict[Lang, str]] = {
     "hold_done": {"de": "Fertig halten: OK", "fr": "Maintenir Fini : OK", "en": "Hold Done: OK"},
     "confirm.pass": {"de": "Passen?", "fr": "Passer ?", "en": "Pass?"},
     "confirm.exchange": {"de": "Tauschen?", "fr": "Échanger ?", "en": "Exchange?"},
+    "confirm.undo": {"de": "Zug zurück?", "fr": "Annuler le coup ?", "en": "Undo last play?"},
+    "confirm.adjust": {"de": "{name} {points}?", "fr": "{name} {points} ?", "en": "{name} {points}?"},
+    "confirm.override": {"de": "Urteil aufheben?", "fr": "Passer outre ?", "en": "Override ruling?"},
+    "confirm.end-game": {"de": "Spiel beenden?", "fr": "Fin de partie ?", "en": "End the game?"},
+    "confirm.new-game": {"de": "Neues Spiel?", "fr": "Nouvelle partie ?", "en": "New game?"},
+    "confirm.by": {"de": "{name} fragt:", "fr": "{name} demande :", "en": "{name} asks:"},
+    "confirm.other": {"de": "Anderer Platz:", "fr": "À une autre place :", "en": "Another seat:"},
     "tiles.one": {"de": "{n} Stein", "fr": "{n} lettre", "en": "{n} tile"},
     "tiles.many": {"de": "{n} Steine", "fr": "{n} lettres", "en": "{n} tiles"},
+    # reading the board, pause
+    "reading.title": {"de": "Brett lesen...", "fr": "Lecture...", "en": "Reading board..."},
+    "reading.hint": {
+        "de": "Steine nicht bewegen",
+        "fr": "Ne touchez plus rien",
+        "en": "Keep the tiles still",
+    },
+    "paused.title": {"de": "Pause", "fr": "Pause", "en": "Paused"},
+    "paused.turn": {"de": "Am Zug: {name}", "fr": "À jouer : {name}", "en": "To move: {name}"},
+    "paused.clocks": {"de": "Uhren angehalten", "fr": "Pendules arrêtées", "en": "Clocks stopped"},
+    "paused.resume": {
+        "de": "Jede Taste: weiter",
+        "fr": "Un bouton : reprendre",
+        "en": "Any button resumes",
+    },
+    # the draw for the first player
+    "draw.title": {"de": "Wer beginnt?", "fr": "Qui commence ?", "en": "Who begins?"},
+    "draw.place": {
+        "de": "Je einen Stein aufs Bänkchen legen",
+        "fr": "Posez une lettre sur votre chevalet",
+        "en": "Each player puts one tile on their rack",
+    },
+    "draw.tie": {
+        "de": "Gleichstand! Markierte ziehen neu",
+        "fr": "Égalité : les joueurs marqués repiochent",
+        "en": "Tie: marked seats draw again",
+    },
+    "draw.first": {"de": "{name} beginnt", "fr": "{name} commence", "en": "{name} begins"},
+    "draw.back": {
+        "de": "Steine zurück in den Beutel, dann ziehen",
+        "fr": "Remettez les lettres au sac, puis piochez",
+        "en": "Put the tiles back in the bag, then draw",
+    },
+    # adjusting a score
+    "adjust.menu": {
+        "de": "Menü: anderer Spieler",
+        "fr": "Menu : joueur suivant",
+        "en": "Menu: next player",
+    },
+    "adjust.buttons": {
+        "de": "Fertig +1  Einspr. -1",
+        "fr": "Fini +1  Contest. -1",
+        "en": "Done +1  Chal. -1",
+    },
     # unseen tiles
     "unseen.title": {"de": "Ungesehen: {n}", "fr": "Restantes : {n}", "en": "Unseen: {n}"},
     # end-of-game tally
