@@ -1,0 +1,57 @@
+"""What a step of the turn controller asks the outside world to do, in order.
+
+The service carries them out one after the other; when an :class:`Append` fails it must
+not carry out the rest nor keep the new state (nothing is shown as accepted that the
+journal does not hold), and shows the failure instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from engine.game import Tally
+from scoreboard.screens.models import Screen
+
+from .records import Record
+
+__all__ = ["Append", "Effect", "GameOver", "HouseWord", "PowerOff", "Show"]
+
+
+@dataclass(frozen=True)
+class Append:
+    """Append ``records`` to the journal in one transaction (before anything is shown)."""
+
+    records: tuple[Record, ...]
+
+
+@dataclass(frozen=True)
+class Show:
+    """Put ``screen`` on the display."""
+
+    screen: Screen
+
+
+@dataclass(frozen=True)
+class HouseWord:
+    """A ruling was overridden: put ``word`` on the house accept (or reject) list of ``language``."""
+
+    language: str
+    word: str
+    accept: bool
+
+
+@dataclass(frozen=True)
+class GameOver:
+    """The game ended with ``tally`` (the journal marks it finished)."""
+
+    tally: Tally
+
+
+@dataclass(frozen=True)
+class PowerOff:
+    """Shut down was chosen from the menu."""
+
+
+Effect: TypeAlias = Append | Show | HouseWord | GameOver | PowerOff
+"""Anything a step asks for."""

@@ -1,0 +1,355 @@
+"""The turn controller's rules at the table: mistakes, corrections, clocks, the board away."""
+
+from __future__ import annotations
+
+from drivers.board.protocol import Loc
+from drivers.buttons.logic import ButtonEvent, Kind, Role
+from engine.board import Square
+from engine.events import AdjustScore, CloseWindow, OverrideRuling, Pass, PenalizeTime, Play
+from engine.game import Termination
+from scoreboard.controller import BoardRead, ClockState, Committed, Phase, Settings, Tick
+from scoreboard.screens.models import (
+    AdjustScreen,
+    BlankPickerScreen,
+    ChallengeResultScreen,
+    ChallengeWindowScreen,
+    ConfirmKind,
+    ConfirmScreen,
+    ErrorKind,
+    ErrorScreen,
+    MenuItem,
+    MenuScreen,
+    PausedScreen,
+    ReadingScreen,
+    ScoresScreen,
+    TallyScreen,
+    UnseenScreen,
+)
+
+from tablehelpers import Rig, rig
+
+
+def commands(r: Rig) -> list[object]:
+    return [rec.command for rec in r.journal if isinstance(rec, Committed)]
+
+
+def started(profile: str = "de", words: tuple[str, ...] = ("HAUS", "BOHNE"), **kw: object) -> Rig:
+    """Anna (seat 1) begins with HAUSTEN, Ben holds ABENDRO."""
+    r = rig(profile, 2, words=words, **kw)
+    r.draw_first("AE")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    return r
+
+
+def with_haus(profile: str = "de", **kw: object) -> Rig:
+    r = started(profile, **kw)
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.done(1)
+    return r
+
+
+def test_a_short_done_with_nothing_laid_asks_and_never_passes() -> None:
+    r = started()
+    r.done(1)
+    assert r.screen == ConfirmScreen(ConfirmKind.PASS, 0, "Anna")
+    r.done(1)
+    r.tick(30)
+    assert not any(isinstance(c, Pass) for c in commands(r))
+    r.challenge(1)  # the player's own Challenge takes the question back
+    assert isinstance(r.screen, ScoresScreen) and r.state.confirming is None
+    r.done(1)
+    r.done(1, long=True)
+    assert commands(r)[-1] == Pass(0) and r.game.turn == 1
+
+
+def test_two_challenges_at_once_the_first_counts() -> None:
+    r = rig("de", 3, words=("HAUS",))
+    r.draw_first("AEO")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO", 2: "LTAIMEG"})
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.done(1)
+    r.challenge(2)
+    r.challenge(3)
+    rulings = [c for c in commands(r) if type(c).__name__ == "Challenge"]
+    assert len(rulings) == 1 and rulings[0].challenger == 1  # type: ignore[attr-defined]
+    assert r.screen == ChallengeResultScreen("Ben", "Anna", True, (), -5, False)
+    assert r.game.scores() == [10, -5, 0]
+
+
+def test_a_challenge_after_the_deadline_is_too_late() -> None:
+    r = with_haus()
+    r.tick(4.7)
+    assert r.screen == ChallengeWindowScreen(16, 20, "Anna")
+    r.tick(16)
+    assert commands(r)[-1] == CloseWindow() and not r.game.window_open
+    r.challenge(2)
+    assert r.screen == ErrorScreen(ErrorKind.TOO_LATE)
+    assert r.game.scores() == [10, 0]
+
+
+def test_presses_during_a_pause_only_resume_and_the_window_waits() -> None:
+    r = with_haus()
+    r.tick(5)
+    left = r.state.window.deadline - r.now  # type: ignore[union-attr]
+    r.menu(long=True)
+    assert isinstance(r.screen, PausedScreen)
+    r.tick(100)
+    assert r.game.window_open
+    r.challenge(2)  # resumes, challenges nothing
+    assert not any(type(c).__name__ == "Challenge" for c in commands(r))
+    assert r.state.paused_at is None
+    # only the moments around the two presses counted (0.05 s before, 0.45 s after)
+    assert abs((r.state.window.deadline - r.now) - (left - 0.5)) < 0.01  # type: ignore[union-attr]
+    r.challenge(2)
+    assert isinstance(r.screen, ChallengeResultScreen)
+
+
+def test_the_board_away_pauses_window_and_clocks_and_keeps_the_game() -> None:
+    r = with_haus("en-tournament", clock=25)
+    used_before = r.state.clock.used  # type: ignore[union-attr]
+    r.unplug()
+    assert r.screen == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
+    r.tick(300)
+    r.done(2)  # nothing can be judged while the board is away
+    assert r.screen == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
+    assert r.game.window_open and r.state.clock.running is None  # type: ignore[union-attr]
+    r.replug()
+    assert r.game.window_open and r.state.clock.running == 1  # type: ignore[union-attr]
+    clock = r.state.clock
+    assert clock is not None and clock.used[1] - used_before[1] < 1.0  # the 300 s did not count
+    assert r.screen == ChallengeWindowScreen(20, 20, "Anna")  # the 300 s away did not count
+    r.challenge(2)
+    assert isinstance(r.screen, ChallengeResultScreen)
+
+
+def test_refill_warns_or_blocks() -> None:
+    r = with_haus(settings=Settings(refill="warn"))
+    r.lay(1, "F8:B G8:O I8:N J8:E")
+    r.done(2)  # Anna has not drawn: a warning, and the play counts
+    assert isinstance(commands(r)[-1], Play)
+    assert any(s == ErrorScreen(ErrorKind.REFILL_RACK, "Anna: 4") for s in r.screens)
+
+
+def test_blank_by_inference_and_by_the_picker() -> None:
+    r = rig("de", 2, words=("HAUS", "HAUT", "BOHNE"))
+    r.draw_first("AE")
+    r.deal({0: "HAU?TEN", 1: "ABENDRO"})
+    r.lay(0, "H8:H H9:A H10:U H11:?")  # HAUS or HAUT: the player picks
+    r.done(1)
+    assert r.screen == BlankPickerScreen("H11", ("S", "T"), 0)
+    r.done(1)  # next letter
+    assert r.screen == BlankPickerScreen("H11", ("S", "T"), 1)
+    r.done(1, long=True)  # this one
+    play = commands(r)[-1]
+    assert isinstance(play, Play) and play.placement.tiles[-1].tile.letter == "T"
+    r.draw(0, "S")
+    # a blank that only one letter fits is named by itself
+    r2 = rig("de", 2, words=("HAUS", "BOHNE"))
+    r2.draw_first("AE")
+    r2.deal({0: "HA?STEN", 1: "ABENDRO"})
+    r2.lay(0, "H8:H H9:A H10:? H11:S")
+    r2.done(1)
+    play = commands(r2)[-1]
+    assert isinstance(play, Play) and [t.tile.letter for t in play.placement.tiles] == list("HAUS")
+    assert r2.screen is not None and type(r2.screen).__name__ == "LastPlayScreen"
+    assert r2.screen.words[0].text == "HAuS"  # type: ignore[union-attr]
+
+
+def test_old_tiles_moved_foreign_and_unknown_tiles_are_errors_not_moves() -> None:
+    r = with_haus()
+    r.tick(21)
+    r.draw(0, "IRDE")
+    # an old tile slid off its square
+    uid = r.cells.pop(Square.from_name("H11"))
+    r.cells[Square.from_name("H12")] = uid
+    r.read()
+    r.done(2)
+    assert r.screen == ErrorScreen(ErrorKind.TILE_MOVED, "H11")
+    r.cells[Square.from_name("H11")] = r.cells.pop(Square.from_name("H12"))
+    # a tile from Anna's rack at Ben's turn
+    r.lay(0, "I8:I")
+    r.done(2)
+    assert r.screen == ErrorScreen(ErrorKind.NOT_YOUR_TILE, "I8")
+    r.take_back(0, "I8")
+    # a tag the registry does not know
+    r.cells[Square.from_name("I8")] = b"\x04\x99\x99\x99\x99\x99\x99"
+    r.read()
+    r.done(2)
+    assert r.screen == ErrorScreen(ErrorKind.UNKNOWN_TILE, "I8")
+    del r.cells[Square.from_name("I8")]
+    r.read()
+    # a play off the line
+    r.lay(1, "I9:B J10:O")
+    r.done(2)
+    assert r.screen == ErrorScreen(ErrorKind.NOT_IN_LINE, "I9 J10")
+    assert r.game.turn == 1
+    assert sum(isinstance(c, Play) for c in commands(r)) == 1
+
+
+def test_a_tile_read_in_two_places_is_reported_on_done() -> None:
+    r = started()
+    r.lay(0, "H8:H H9:A")
+    uid = r.cells[Square.from_name("H9")]
+    r.press(1, Role.DONE, read=False)
+    r.now += 0.3
+    r.feed(BoardRead(r.snapshot(), True, r.now, ((uid, (Loc.cell("H9"), Loc.cell("H10"))),)))
+    assert r.screen == ErrorScreen(ErrorKind.DUPLICATE_TILE, "H9 H10")
+    assert not any(isinstance(c, Play) for c in commands(r))
+    r.done(1)  # the duplicate is gone: the play counts
+    assert isinstance(commands(r)[-1], Play)
+
+
+def test_done_waits_for_a_settled_read_and_times_out() -> None:
+    r = started()
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.now += 0.1
+    r.feed(BoardRead(r.snapshot(), False, r.now))  # the board is still changing
+    r.press(1, Role.DONE, read=False)
+    assert r.screen == ReadingScreen("Anna")
+    r.tick(1)
+    r.feed(BoardRead(r.snapshot(), True, r.now + 0.1))  # settled: judged now
+    assert isinstance(commands(r)[-1], Play)
+    r.tick(25)
+    r.draw(1, "", read=False)
+    r.feed(BoardRead(r.snapshot(), False, r.now))
+    r.press(2, Role.DONE, read=False)
+    r.tick(3.5)
+    assert r.screen == ErrorScreen(ErrorKind.READ_TIMEOUT)
+
+
+def test_override_needs_a_second_seat_and_teaches_the_house_list() -> None:
+    r = started(words=("BOHNE",))  # HAUS is missing from this lexicon
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.done(1)
+    r.challenge(2)
+    assert r.screen == ChallengeResultScreen("Ben", "Anna", False, ("HAUS",), 0, False)
+    r.challenge(1, long=True)  # Anna asks to override
+    assert r.screen == ConfirmScreen(ConfirmKind.OVERRIDE, player="Anna", by="Anna")
+    r.done(1, long=True)  # the same seat cannot confirm
+    assert r.state.request is not None
+    r.done(2, long=True)  # Ben agrees: HAUS stands
+    assert commands(r)[-1] == OverrideRuling(())
+    assert r.game.scores() == [10, -5]
+    assert [(h.word, h.accept) for h in r.house()] == [("HAUS", True)]
+    assert r.state.to_remove == frozenset()
+    # the same word is now valid at this table
+    r.draw(0, "IRDE")
+    r.lay(1, "H12:E")  # HAUSE: not in the lexicon
+    r.done(2)
+    r.challenge(1)
+    assert isinstance(r.screen, ChallengeResultScreen) and r.screen.invalid_words == ("HAUSE",)
+
+
+def test_no_overrides_in_en_tournament() -> None:
+    r = started("en-tournament", words=("BOHNE",))
+    r.lay(0, "H8:H H9:A H10:T H11:E")
+    r.done(1)
+    r.challenge(2)
+    r.challenge(1, long=True)
+    assert r.state.request is None and r.house() == []
+    assert isinstance(r.screen, UnseenScreen)
+
+
+def test_adjust_a_score_with_a_second_seat() -> None:
+    r = with_haus()
+    r.menu()
+    for _ in range(list(MenuItem).index(MenuItem.ADJUST_SCORE)):
+        r.menu()
+    assert r.screen == MenuScreen(tuple(MenuItem), list(MenuItem).index(MenuItem.ADJUST_SCORE))
+    r.done(2)
+    r.menu()  # next player: Ben
+    r.done(2, long=True)
+    r.done(2)
+    r.challenge(2)
+    r.challenge(2)
+    assert r.screen == AdjustScreen("Ben", 9, 0)
+    r.menu(long=True)
+    assert r.screen == ConfirmScreen(ConfirmKind.ADJUST, player="Ben", points=9, by="Ben")
+    r.challenge(1, long=True)
+    assert commands(r)[-1] == AdjustScore(1, 9) and r.game.scores() == [10, 9]
+
+
+def test_going_out_window_closes_when_every_other_seat_agrees() -> None:
+    r = rig("de", 3, words=("HAUS",))
+    r.draw_first("AEO")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO", 2: "LTAIMEG"})
+    game = r.game
+    # empty the bag into Ben's and Cleo's hands (not on racks: they hold them)
+    r.bag.clear()
+    game.bag._tiles.clear()  # type: ignore[attr-defined]
+    r.lay(0, "H8:H H9:A H10:U H11:S H12:T H13:E H14:N")
+    r.done(1)
+    assert r.state.window is not None and r.state.window.going_out
+    r.done(2)
+    assert r.game.window_open
+    r.done(3)
+    assert r.game.termination is Termination.WENT_OUT and isinstance(r.screen, TallyScreen)
+
+
+def test_overtime_costs_points_at_the_end() -> None:
+    r = started("en-tournament", words=("HAUS",), clock=1)
+    r.tick(150)  # Anna thinks 2.5 minutes: 90 s over, two started minutes
+    menu_end = list(MenuItem).index(MenuItem.END_GAME)
+    r.menu()
+    for _ in range(menu_end):
+        r.menu()
+    r.done(1)
+    r.done(2, long=True)
+    penalties = [c for c in commands(r) if isinstance(c, PenalizeTime)]
+    assert penalties == [PenalizeTime(0, 20)]
+    assert any(isinstance(rec, ClockState) for rec in r.journal)
+
+
+def test_move_limit_pass() -> None:
+    r = started(move_limit=30, move_limit_action="pass")
+    r.tick(31)
+    assert commands(r)[-1] == Pass(0) and r.screen == ErrorScreen(ErrorKind.MOVE_TIME_UP, "Anna")
+
+
+def test_restore_from_the_journal_resumes_paused() -> None:
+    r = with_haus()
+    r.draw(0, "IRDE")
+    fresh = rig("de", 2, words=("HAUS",))
+    state, effects = fresh.table.restore(r.journal, now=1000.0)
+    game = fresh.table.game(state)
+    assert game is not None and game.scores() == r.game.scores() and game.window_open
+    assert state.paused_at == 1000.0 and isinstance(state.shown, PausedScreen)
+    assert state.board == r.state.board and state.racks == r.state.racks
+    fresh.state = state
+    fresh.now = 1000.0
+    fresh.racks, fresh.cells, fresh.bag = r.racks, r.cells, r.bag
+    fresh.challenge(2)  # resumes
+    fresh.challenge(2)
+    assert isinstance(fresh.screen, ChallengeResultScreen)
+
+
+def test_step_never_changes_the_state_it_is_given() -> None:
+    r = started()
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    before = r.state
+    snapshot = (before.commands, dict(before.board), before.racks, before.shown)
+    event = ButtonEvent(1, Role.DONE, Kind.PRESS, r.now)
+    after, effects = r.table.step(before, event)
+    assert (before.commands, dict(before.board), before.racks, before.shown) == snapshot
+    again, effects_again = r.table.step(before, event)  # the same step twice: the same result
+    assert again.commands == after.commands and effects_again == effects
+    assert isinstance(after.commands[-1], Play)
+    assert r.table.game(before) is not None and r.table.game(before).board.is_empty()  # type: ignore[union-attr]
+
+
+def test_exchange_refused_with_few_tiles_in_the_bag() -> None:
+    r = started()
+    game = r.game  # the cached engine game: leave 5 tiles in its bag (a late game)
+    game.bag._tiles[:] = game.bag.tiles()[:5]  # type: ignore[attr-defined]
+    r.to_bag(0, "HA", read=False)
+    r.draw(0, "LL")
+    r.done(1)
+    assert r.screen == ErrorScreen(ErrorKind.EXCHANGE_NOT_ALLOWED, "5")
+    assert r.state.confirming is None and r.game.turn == 0
+
+
+def test_tick_updates_the_countdown() -> None:
+    r = with_haus()
+    r.tick(4.5)
+    r.feed(Tick(r.now + 1))
+    assert isinstance(r.screen, ChallengeWindowScreen)
