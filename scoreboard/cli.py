@@ -242,9 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("words", nargs="*" if action == "list" else "+", metavar="WORD")
         a.set_defaults(func=cmd_lexicon_house)
 
-    from scoreboard import enroll_cli, simulator
+    from scoreboard import enroll_cli, export_cli, simulator
 
     enroll_cli.add_parser(sub)
+    export_cli.add_parser(sub)
     simulator.add_parser(sub)
 
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")

@@ -1,0 +1,558 @@
+"""The game journal: every accepted event, appended to SQLite before anyone sees its effect.
+
+``journal.db`` in the state directory holds the games (when started, their meta data, when
+finished and their result) and each game's entries: ``(seq, kind, payload, at)``, the payload
+a JSON object. Engine commands are entries of kind :data:`COMMAND_KIND` whose payload is
+:func:`scoreboard.codec.encode_command`; other kinds (controller records, clock states) are
+stored the same way and left to their readers.
+
+The file runs in WAL mode with ``synchronous=FULL``; every write is one transaction,
+committed before the call returns. A file that is not a readable journal (not SQLite, a
+failed ``PRAGMA quick_check``, or a schema newer than this code) is set aside under a new
+name and a fresh journal started; :attr:`Journal.recovered_from` tells where the old one went.
+The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` brings an older file
+up to date, one function per version.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from engine.errors import ScoreboardError
+
+JOURNAL_NAME = "journal.db"
+COMMAND_KIND = "command"
+"""Entry kind of an engine command; its payload is ``codec.encode_command(cmd)``."""
+
+_SIDE_FILES = ("-wal", "-shm")  # SQLite's companions of a WAL database, moved with it
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+# --- errors -------------------------------------------------------------------------------
+
+
+class JournalOpenError(ScoreboardError, OSError):
+    """The journal file cannot be opened or created (permissions, a missing disk...)."""
+
+
+class NoJournalError(ScoreboardError, FileNotFoundError):
+    """No journal file where one is expected (:meth:`Journal.open_existing`)."""
+
+
+class JournalCorruptError(ScoreboardError, ValueError):
+    """A file that is not a readable journal: not SQLite, damaged, or unreadable JSON in it."""
+
+
+class JournalVersionError(JournalCorruptError):
+    """A journal written by a newer version of the scoreboard (its schema is unknown here)."""
+
+
+class JournalWriteError(ScoreboardError, OSError):
+    """A write that did not reach the disk (disk full, I/O error); nothing of it was kept."""
+
+
+class JournalReadError(ScoreboardError, OSError):
+    """A read of the journal that failed (I/O error)."""
+
+
+class JournalDataError(ScoreboardError, ValueError):
+    """Meta data, a payload or a result that cannot be stored as a JSON object."""
+
+
+class NoSuchGameError(ScoreboardError, LookupError):
+    """A game id that is not in the journal."""
+
+    def __str__(self) -> str:  # LookupError would quote the message
+        return str(self.args[0])
+
+
+# --- records ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game of the journal: ``started``/``finished`` are ISO 8601 UTC, ``entries`` a count."""
+
+    id: int
+    started: str
+    meta: dict[str, Any]
+    finished: str | None
+    result: dict[str, Any] | None
+    entries: int
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One journaled entry of a game: its number (from 1), kind, JSON payload and time."""
+
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+    at: float
+
+
+# --- schema -------------------------------------------------------------------------------
+
+
+def _schema_v1(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE games ("
+        " id INTEGER PRIMARY KEY,"
+        " started TEXT NOT NULL,"  # ISO 8601 UTC
+        " meta TEXT NOT NULL,"  # JSON object
+        " finished TEXT,"
+        " result TEXT)"  # JSON object
+    )
+    conn.execute(
+        "CREATE TABLE entries ("
+        " game_id INTEGER NOT NULL REFERENCES games(id),"
+        " seq INTEGER NOT NULL,"
+        " kind TEXT NOT NULL,"
+        " payload TEXT NOT NULL,"  # JSON object
+        " at REAL NOT NULL,"
+        " PRIMARY KEY (game_id, seq)) WITHOUT ROWID"
+    )
+
+
+Migration = Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: tuple[Migration, ...] = (_schema_v1,)
+"""``MIGRATIONS[i]`` turns schema version ``i`` into ``i + 1``; add a function for a new version."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+Clock = Callable[[], datetime]
+ConnectionFactory = type[sqlite3.Connection]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _dumps(value: object, what: str) -> str:
+    if not isinstance(value, Mapping):
+        raise JournalDataError(f"{what} must be a mapping (a JSON object), not {value!r}")
+    try:
+        return json.dumps(dict(value), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as e:
+        raise JournalDataError(f"{what} {value!r} cannot be stored as JSON: {e}") from None
+
+
+def _is_corruption(e: sqlite3.DatabaseError) -> bool:
+    """True for "not a database" and "disk image is malformed" (not for I/O or access errors)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    text = str(e)
+    return "not a database" in text or "malformed" in text
+
+
+def _reason(e: BaseException) -> str:
+    """What went wrong with a write, in words for the players' helper."""
+    if isinstance(e, OSError) and not isinstance(e, ScoreboardError):
+        return e.strerror or str(e)
+    name = str(getattr(e, "sqlite_errorname", ""))
+    text = str(e)
+    if name == "SQLITE_FULL" or "database or disk is full" in text:
+        return "disk full"
+    if name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
+        return "disk I/O error"
+    return text
+
+
+def _fsync_dir(path: Path) -> None:
+    with suppress(OSError):  # best effort: not every file system lets a directory be synced
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def set_aside(db: Path, tag: str, moment: datetime) -> Path:
+    """Rename ``db`` and its ``-wal``/``-shm`` to ``NAME.TAG-YYYYmmddTHHMMSS`` (UTC; ``-2``,
+    ``-3``... when taken); returns the new path of ``db``. Never overwrites a file."""
+    base = f"{db.name}.{tag}-{moment.astimezone(UTC):%Y%m%dT%H%M%S}"
+    n = 1
+    while True:
+        name = base if n == 1 else f"{base}-{n}"
+        if not any(os.path.lexists(db.with_name(name + s)) for s in ("", *_SIDE_FILES)):
+            break
+        n += 1
+    target = db.with_name(name)
+    # the WAL first: a stale WAL must never be replayed into the fresh journal
+    for suffix in (*_SIDE_FILES, ""):
+        source = db.with_name(db.name + suffix)
+        if os.path.lexists(source):
+            os.rename(source, db.with_name(name + suffix))
+    _fsync_dir(db.parent)
+    return target
+
+
+class _Unusable(Exception):
+    """Internal: the file is not a journal this code can use (``tag`` names why)."""
+
+    def __init__(self, tag: str, message: str) -> None:
+        super().__init__(message)
+        self.tag = tag
+        self.message = message
+
+
+# --- the journal --------------------------------------------------------------------------
+
+
+class Journal:
+    """The journal in a state directory; use :meth:`open` (or :meth:`open_existing`)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, now: Clock = _utc_now) -> None:
+        """Wrap an open, checked connection to ``path``; callers use :meth:`open`."""
+        self._conn = conn
+        self._lock = threading.RLock()
+        self._now = now
+        self.path = path
+        #: where an unusable journal file was moved to when this one was opened, else None
+        self.recovered_from: Path | None = None
+        #: what happened then, in words for the people at the table, else None
+        self.recovery_note: str | None = None
+
+    # --- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        state_dir: Path,
+        *,
+        now: Clock = _utc_now,
+        connection_factory: ConnectionFactory = sqlite3.Connection,
+    ) -> Journal:
+        """Open (or create) ``state_dir/journal.db``.
+
+        A file that is not a usable journal is moved aside (see :func:`set_aside`) and a new
+        journal started; :attr:`recovered_from` and :attr:`recovery_note` say so.
+        ``connection_factory`` (a :class:`sqlite3.Connection` subclass) lets tests inject
+        failures. Raises :class:`JournalOpenError` when no journal can be opened at all.
+        """
+        state_dir = Path(state_dir)
+        db = state_dir / JOURNAL_NAME
+        try:
+            state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise JournalOpenError(
+                f"cannot create the state directory {state_dir}: {e.strerror or e}"
+            ) from None
+        try:
+            conn = _connect(db, connection_factory)
+        except _Unusable as bad:
+            try:
+                moved = set_aside(db, bad.tag, now())
+            except OSError as e:
+                raise JournalOpenError(
+                    f"{db}: {bad.message}, and it cannot be moved aside: {e.strerror or e}"
+                ) from None
+            try:
+                conn = _connect(db, connection_factory)
+            except _Unusable as again:  # pragma: no cover - a fresh file is always usable
+                raise JournalOpenError(f"{db}: a new journal is unusable too: {again.message}") from None
+            journal = cls(conn, db, now=now)
+            journal.recovered_from = moved
+            journal.recovery_note = (
+                f"The game journal {db} {bad.message}; it was moved to {moved} and a new journal was started."
+            )
+            return journal
+        return cls(conn, db, now=now)
+
+    @classmethod
+    def open_existing(
+        cls, state_dir: Path, *, connection_factory: ConnectionFactory = sqlite3.Connection
+    ) -> Journal:
+        """Open ``state_dir/journal.db`` for a reader (an export): never creates it or moves it
+        aside (an older schema is still brought up to date).
+
+        Raises :class:`NoJournalError`, :class:`JournalCorruptError`,
+        :class:`JournalVersionError` or :class:`JournalOpenError`.
+        """
+        db = Path(state_dir) / JOURNAL_NAME
+        if not db.is_file():
+            raise NoJournalError(f"no game journal at {db}")
+        try:
+            return cls(_connect(db, connection_factory), db)
+        except _Unusable as bad:
+            error = JournalVersionError if bad.tag == "newer" else JournalCorruptError
+            raise error(f"{db}: {bad.message}") from None
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Journal {str(self.path)!r}>"
+
+    # --- writing ------------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction, committed on leaving; any failure rolls it back.
+
+        An SQLite or OS failure becomes :class:`JournalWriteError`; other errors pass as they are.
+        """
+        with self._lock:
+            conn = self._conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                conn.commit()
+            except BaseException as e:
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        conn.rollback()
+                if isinstance(e, (sqlite3.ProgrammingError, sqlite3.InterfaceError, ScoreboardError)):
+                    raise
+                if isinstance(e, (sqlite3.Error, OSError)):
+                    raise JournalWriteError(
+                        f"could not save the game record: {_reason(e)} ({self.path})"
+                    ) from e
+                raise
+
+    def _check_game(self, conn: sqlite3.Connection, game_id: int) -> None:
+        if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+            raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
+
+    def start_game(self, meta: Mapping[str, Any]) -> int:
+        """Record a new game with ``meta`` (a JSON object, stored as given); returns its id."""
+        text = _dumps(meta, "game meta data")
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO games (started, meta) VALUES (?, ?)", (_iso(self._now()), text)
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def append(self, game_id: int, kind: str, payload: Mapping[str, Any], at: float) -> int:
+        """Append one entry to ``game_id`` in its own transaction; returns its seq.
+
+        Committed (synchronously) before it returns; on :class:`JournalWriteError` nothing
+        was kept and the same call may be retried.
+        """
+        return self.append_many(game_id, [(kind, payload, at)])[0]
+
+    def append_many(self, game_id: int, items: Iterable[tuple[str, Mapping[str, Any], float]]) -> list[int]:
+        """Append ``(kind, payload, at)`` entries in order, all in one transaction; their seqs."""
+        rows = [_entry_row(kind, payload, at) for kind, payload, at in items]
+        with self._write() as conn:
+            self._check_game(conn, game_id)
+            (last,) = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id = ?", (game_id,)
+            ).fetchone()
+            seqs = list(range(last + 1, last + 1 + len(rows)))
+            conn.executemany(
+                "INSERT INTO entries (game_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, seq, *row) for seq, row in zip(seqs, rows)],
+            )
+        return seqs
+
+    def finish(self, game_id: int, result: Mapping[str, Any]) -> None:
+        """Mark ``game_id`` finished now with ``result`` (a JSON object; again: replaces it)."""
+        text = _dumps(result, "game result")
+        with self._write() as conn:
+            self._check_game(conn, game_id)
+            conn.execute(
+                "UPDATE games SET finished = ?, result = ? WHERE id = ?",
+                (_iso(self._now()), text, game_id),
+            )
+
+    # --- reading ------------------------------------------------------------------------
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as e:
+                if _is_corruption(e):
+                    raise JournalCorruptError(f"{self.path}: the journal is damaged: {e}") from e
+                if isinstance(e, sqlite3.OperationalError):
+                    raise JournalReadError(
+                        f"could not read the game record: {_reason(e)} ({self.path})"
+                    ) from e
+                raise
+
+    _GAME_SQL = (
+        "SELECT g.id, g.started, g.meta, g.finished, g.result,"
+        " (SELECT COUNT(*) FROM entries e WHERE e.game_id = g.id) FROM games g"
+    )
+
+    def _game(self, row: tuple[Any, ...]) -> GameInfo:
+        game_id, started, meta, finished, result, count = row
+        where = f"game {game_id}"
+        return GameInfo(
+            game_id,
+            started,
+            self._loads(meta, f"{where} meta data"),
+            finished,
+            None if result is None else self._loads(result, f"{where} result"),
+            count,
+        )
+
+    def _loads(self, text: str, what: str) -> dict[str, Any]:
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError):
+            value = None
+        if not isinstance(value, dict):
+            raise JournalCorruptError(f"{self.path}: {what} is not a JSON object: {text!r}")
+        return value
+
+    def games(self) -> list[GameInfo]:
+        """Every game, oldest first."""
+        return [self._game(r) for r in self._read(self._GAME_SQL + " ORDER BY g.id")]
+
+    def game(self, game_id: int) -> GameInfo:
+        """The game ``game_id``; :class:`NoSuchGameError` if there is none."""
+        rows = self._read(self._GAME_SQL + " WHERE g.id = ?", (game_id,))
+        if not rows:
+            raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
+        return self._game(rows[0])
+
+    def latest(self) -> GameInfo | None:
+        """The game started last, or None."""
+        rows = self._read(self._GAME_SQL + " ORDER BY g.id DESC LIMIT 1")
+        return self._game(rows[0]) if rows else None
+
+    def unfinished(self) -> GameInfo | None:
+        """The latest game not finished (the one to resume), or None."""
+        rows = self._read(self._GAME_SQL + " WHERE g.finished IS NULL ORDER BY g.id DESC LIMIT 1")
+        return self._game(rows[0]) if rows else None
+
+    def entries(self, game_id: int) -> list[Entry]:
+        """The entries of ``game_id`` in order; :class:`NoSuchGameError` if there is no such game."""
+        self.game(game_id)
+        rows = self._read(
+            "SELECT seq, kind, payload, at FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [
+            Entry(seq, kind, self._loads(payload, f"game {game_id} entry {seq}"), at)
+            for seq, kind, payload, at in rows
+        ]
+
+
+def _entry_row(kind: str, payload: Mapping[str, Any], at: float) -> tuple[str, str, float]:
+    if not isinstance(kind, str) or not kind:
+        raise JournalDataError(f"an entry kind is a non-empty string, not {kind!r}")
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at):
+        raise JournalDataError(f"an entry time is a finite number, not {at!r}")
+    return kind, _dumps(payload, f"the {kind!r} payload"), float(at)
+
+
+def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
+    """Open ``db``, check it, set WAL and ``synchronous=FULL``, migrate it to the current schema.
+
+    Raises :class:`_Unusable` for a file that is not a usable journal (closed by then) and
+    :class:`JournalOpenError` when it cannot be opened at all.
+    """
+    try:
+        with open(db, "rb") as f:
+            header = f.read(len(_SQLITE_HEADER))
+    except FileNotFoundError:
+        header = b""
+    except OSError as e:
+        raise JournalOpenError(f"cannot open the game journal {db}: {e.strerror or e}") from None
+    if header and header != _SQLITE_HEADER:
+        # not opened by SQLite at all: it would delete a -wal it cannot use when closing
+        raise _Unusable("corrupt", f"is not an SQLite database (it starts with {header[:16]!r})")
+    try:
+        conn = sqlite3.connect(
+            db, timeout=10.0, isolation_level=None, check_same_thread=False, factory=factory
+        )
+    except sqlite3.Error as e:
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
+    try:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        if version > len(MIGRATIONS):
+            raise _Unusable(
+                "newer",
+                f"was written by a newer version of the scoreboard (schema {version}; "
+                f"this one knows up to {len(MIGRATIONS)})",
+            )
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            raise _Unusable("corrupt", f"is damaged ({'; '.join(map(str, problems[:3]))})")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        _migrate(conn)
+    except _Unusable:
+        conn.close()
+        raise
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        if _is_corruption(e):
+            raise _Unusable("corrupt", f"is not a readable SQLite database ({e})") from None
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Apply the missing migrations, each with its version bump in one transaction."""
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = conn.execute("PRAGMA user_version").fetchone()  # again, under the lock
+            if version >= len(MIGRATIONS):
+                conn.rollback()
+                return
+            MIGRATIONS[version](conn)
+            conn.execute(f"PRAGMA user_version = {int(version) + 1}")
+            conn.commit()
+        except BaseException:
+            if conn.in_transaction:
+                conn.rollback()
+            raise
+
+
+__all__ = [
+    "COMMAND_KIND",
+    "JOURNAL_NAME",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "Entry",
+    "GameInfo",
+    "Journal",
+    "JournalCorruptError",
+    "JournalDataError",
+    "JournalOpenError",
+    "JournalReadError",
+    "JournalVersionError",
+    "JournalWriteError",
+    "NoJournalError",
+    "NoSuchGameError",
+    "set_aside",
+]

@@ -1,0 +1,486 @@
+"""Tests of scoreboard.journal: the SQLite game journal, its recovery and its write failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.errors import ScoreboardError
+from scoreboard import journal as journal_module
+from scoreboard.journal import (
+    JOURNAL_NAME,
+    SCHEMA_VERSION,
+    Journal,
+    JournalCorruptError,
+    JournalDataError,
+    JournalVersionError,
+    JournalWriteError,
+    NoJournalError,
+    NoSuchGameError,
+)
+
+META = {"rules": "de rack=9", "players": ["Jürgen", "Zoë Ørsted"], "first": 1}
+MOMENT = datetime(2026, 5, 9, 14, 30, 15, tzinfo=UTC)
+STAMP = "20260509T143015"
+
+
+def fixed_now() -> datetime:
+    return MOMENT
+
+
+class FlakyConnection(sqlite3.Connection):
+    """A connection whose next commit fails like a full disk (or with ``fail_with``)."""
+
+    last: FlakyConnection | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fail_with: BaseException | None = None
+        self.commits = 0
+        FlakyConnection.last = self
+
+    def commit(self) -> None:
+        failure, self.fail_with = self.fail_with, None
+        if failure is not None:
+            raise failure
+        self.commits += 1
+        super().commit()
+
+
+@pytest.fixture
+def flaky(tmp_path: Path) -> tuple[Journal, FlakyConnection]:
+    journal = Journal.open(tmp_path, connection_factory=FlakyConnection)
+    conn = FlakyConnection.last
+    assert conn is not None
+    return journal, conn
+
+
+def raw(tmp_path: Path) -> sqlite3.Connection:
+    """An independent connection to the journal file, as another process would have."""
+    return sqlite3.connect(tmp_path / JOURNAL_NAME)
+
+
+# --- the file -----------------------------------------------------------------------------
+
+
+def test_open_creates_a_wal_journal_with_full_sync_and_the_schema_version(tmp_path: Path) -> None:
+    state = tmp_path / "state" / "sub"
+    with Journal.open(state, connection_factory=FlakyConnection) as journal:
+        assert journal.path == state / JOURNAL_NAME
+        assert journal.recovered_from is None and journal.recovery_note is None
+        conn = FlakyConnection.last
+        assert conn is not None
+        assert conn.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
+        assert conn.execute("PRAGMA foreign_keys").fetchone() == (1,)
+        with sqlite3.connect(journal.path) as other:
+            assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            assert other.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+            tables = {r[0] for r in other.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            assert tables == {"games", "entries"}
+
+
+def test_games_and_entries_round_trip_and_survive_a_reopen(tmp_path: Path) -> None:
+    payload = {
+        "type": "play",
+        "player": 1,
+        "placement": [{"square": "H8", "letter": "Ä"}],
+        "x": [1.5, None, True],
+    }
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        game = journal.start_game(META)
+        assert journal.append(game, "command", payload, 1715265015.123456789) == 1
+        assert journal.append_many(game, [("clock", {"left": [600.0, 599.5]}, 2.0), ("note", {}, 3)]) == [
+            2,
+            3,
+        ]
+    with Journal.open(tmp_path) as journal:
+        (info,) = journal.games()
+        assert info.id == game
+        assert info.started == "2026-05-09T14:30:15+00:00"
+        assert info.meta == META
+        assert (info.finished, info.result, info.entries) == (None, None, 3)
+        entries = journal.entries(game)
+        assert [(e.seq, e.kind, e.payload, e.at) for e in entries] == [
+            (1, "command", payload, 1715265015.123456789),
+            (2, "clock", {"left": [600.0, 599.5]}, 2.0),
+            (3, "note", {}, 3.0),
+        ]
+
+
+def test_seq_counts_per_game(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        a = journal.start_game(META)
+        b = journal.start_game({"players": ["x", "y"]})
+        assert b != a
+        assert journal.append(a, "k", {}, 0) == 1
+        assert journal.append(b, "k", {}, 0) == 1
+        assert journal.append(a, "k", {}, 0) == 2
+        assert [e.seq for e in journal.entries(a)] == [1, 2]
+        assert [e.seq for e in journal.entries(b)] == [1]
+
+
+def test_an_append_is_committed_before_it_returns(tmp_path: Path) -> None:
+    journal = Journal.open(tmp_path)
+    game = journal.start_game(META)
+    journal.append(game, "command", {"type": "pass", "player": 0}, 1.0)
+    with raw(tmp_path) as other:  # another connection sees it while the journal is still open
+        assert other.execute("SELECT kind, payload FROM entries").fetchall() == [
+            ("command", '{"type":"pass","player":0}')
+        ]
+    journal.close()
+
+
+def test_latest_unfinished_and_finish(tmp_path: Path) -> None:
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.latest() is None and journal.unfinished() is None and journal.games() == []
+        a = journal.start_game({"n": 1})
+        b = journal.start_game({"n": 2})
+        journal.append(a, "k", {}, 0)
+        journal.finish(b, {"scores": [300, 250], "termination": "went-out"})
+        latest = journal.latest()
+        assert latest is not None and latest.id == b
+        assert latest.finished == "2026-05-09T14:30:15+00:00"
+        assert latest.result == {"scores": [300, 250], "termination": "went-out"}
+        unfinished = journal.unfinished()
+        assert unfinished is not None and (unfinished.id, unfinished.entries) == (a, 1)
+        journal.finish(a, {})
+        assert journal.unfinished() is None
+        assert [g.id for g in journal.games()] == [a, b]
+
+
+def test_unknown_game_ids_are_typed_errors(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        game = journal.start_game(META)
+        for call in (
+            lambda: journal.append(game + 1, "k", {}, 0),
+            lambda: journal.finish(game + 1, {}),
+            lambda: journal.entries(game + 1),
+            lambda: journal.game(game + 1),
+        ):
+            with pytest.raises(NoSuchGameError, match=f"no game {game + 1} in the journal .*{JOURNAL_NAME}"):
+                call()
+        assert isinstance(NoSuchGameError("x"), LookupError)
+        assert journal.entries(game) == []
+
+
+@pytest.mark.parametrize(
+    "payload", [{"tiles": {"A", "B"}}, {"at": float("nan")}, ["not", "an", "object"], None]
+)
+def test_payloads_that_are_not_json_objects_are_refused_before_anything_is_written(
+    tmp_path: Path, payload: Any
+) -> None:
+    with Journal.open(tmp_path) as journal:
+        game = journal.start_game(META)
+        with pytest.raises(JournalDataError, match="payload"):
+            journal.append_many(game, [("ok", {"a": 1}, 0), ("bad", payload, 1)])
+        assert journal.entries(game) == []
+        with pytest.raises(JournalDataError):
+            journal.start_game(payload)
+        with pytest.raises(JournalDataError):
+            journal.append(game, "", {}, 0)
+        with pytest.raises(JournalDataError):
+            journal.append(game, "k", {}, float("inf"))
+        assert len(journal.games()) == 1 and journal.entries(game) == []
+
+
+def test_append_many_is_one_transaction(flaky: tuple[Journal, FlakyConnection]) -> None:
+    journal, conn = flaky
+    game = journal.start_game(META)
+    before = conn.commits
+    assert journal.append_many(game, [("a", {}, 0), ("b", {}, 1), ("c", {}, 2)]) == [1, 2, 3]
+    assert conn.commits == before + 1
+    assert journal.append_many(game, []) == []
+    journal.close()
+
+
+# --- write failures -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("failure", "reason"),
+    [
+        (sqlite3.OperationalError("database or disk is full"), "disk full"),
+        (sqlite3.OperationalError("disk I/O error"), "disk I/O error"),
+        (OSError(28, "No space left on device"), "No space left on device"),
+    ],
+)
+def test_a_failed_commit_keeps_nothing_and_a_retry_works(
+    flaky: tuple[Journal, FlakyConnection], failure: BaseException, reason: str
+) -> None:
+    journal, conn = flaky
+    game = journal.start_game(META)
+    journal.append(game, "command", {"n": 1}, 1.0)
+    conn.fail_with = failure
+    with pytest.raises(JournalWriteError) as info:
+        journal.append_many(game, [("command", {"n": 2}, 2.0), ("command", {"n": 3}, 3.0)])
+    assert str(info.value) == f"could not save the game record: {reason} ({journal.path})"
+    assert isinstance(info.value, OSError) and isinstance(info.value, ScoreboardError)
+    assert info.value.__cause__ is failure
+    assert [e.payload for e in journal.entries(game)] == [{"n": 1}]
+    with raw(journal.path.parent) as other:
+        assert other.execute("SELECT COUNT(*) FROM entries").fetchone() == (1,)
+    # space is back: the same call goes through, with the seq the failed one would have had
+    assert journal.append_many(game, [("command", {"n": 2}, 2.0), ("command", {"n": 3}, 3.0)]) == [2, 3]
+    assert [e.payload for e in journal.entries(game)] == [{"n": 1}, {"n": 2}, {"n": 3}]
+    journal.close()
+
+
+def test_failed_start_and_finish_keep_nothing(flaky: tuple[Journal, FlakyConnection]) -> None:
+    journal, conn = flaky
+    conn.fail_with = sqlite3.OperationalError("database or disk is full")
+    with pytest.raises(JournalWriteError, match="disk full"):
+        journal.start_game(META)
+    assert journal.games() == []
+    game = journal.start_game(META)
+    conn.fail_with = sqlite3.OperationalError("disk I/O error")
+    with pytest.raises(JournalWriteError, match="disk I/O error"):
+        journal.finish(game, {"scores": [1, 2]})
+    assert journal.unfinished() is not None
+    journal.close()
+
+
+def test_a_real_sqlite_full_error_rolls_back(flaky: tuple[Journal, FlakyConnection]) -> None:
+    """SQLite's own SQLITE_FULL: the file may not grow beyond its current pages."""
+    journal, conn = flaky
+    game = journal.start_game(META)
+    journal.append(game, "small", {"n": 1}, 0)
+    (pages,) = conn.execute("PRAGMA page_count").fetchone()
+    conn.execute(f"PRAGMA max_page_count = {pages}")
+    big = {"blob": "x" * 200_000}
+    with pytest.raises(JournalWriteError, match=r"^could not save the game record: disk full \("):
+        journal.append(game, "big", big, 1)
+    assert [e.kind for e in journal.entries(game)] == ["small"]
+    conn.execute("PRAGMA max_page_count = 1073741823")
+    assert journal.append(game, "big", big, 1) == 2
+    assert journal.entries(game)[-1].payload == big
+    journal.close()
+
+
+_FSIZE_SCRIPT = textwrap.dedent(
+    """
+    import json, resource, signal, sys
+    from pathlib import Path
+    from scoreboard.journal import Journal, JournalWriteError
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+    state = Path(sys.argv[1])
+    journal = Journal.open(state)
+    game = journal.latest().id
+    journal.entries(game)  # the -wal and -shm files exist and are sized now
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    largest = max(p.stat().st_size for p in state.iterdir())
+    resource.setrlimit(resource.RLIMIT_FSIZE, (largest + 8192, hard))
+    big = {"blob": "x" * 300_000}
+    result = {}
+    try:
+        journal.append(game, "big", big, 1.0)
+    except JournalWriteError as e:
+        result["error"] = str(e)
+    result["after_failure"] = [e.kind for e in journal.entries(game)]
+    resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))  # space is back
+    result["retry_seq"] = journal.append(game, "big", big, 1.0)
+    journal.close()
+    print(json.dumps(result))
+    """
+)
+
+
+def test_a_real_file_size_limit_fails_cleanly_and_a_retry_works(tmp_path: Path) -> None:
+    """A real EFBIG from the kernel (RLIMIT_FSIZE) in a child process: no root needed."""
+    if not hasattr(resource, "RLIMIT_FSIZE") or not hasattr(signal, "SIGXFSZ"):
+        pytest.skip("this system has no RLIMIT_FSIZE/SIGXFSZ to simulate a full disk with")
+    hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+    if hard != resource.RLIM_INFINITY and hard < 10_000_000:
+        pytest.skip(f"the hard file size limit ({hard} bytes) leaves no room for the retry")
+    with Journal.open(tmp_path) as journal:
+        game = journal.start_game(META)
+        journal.append(game, "small", {"n": 1}, 0)
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", _FSIZE_SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["error"].startswith("could not save the game record: ")
+    assert result["error"].endswith(f"({tmp_path / JOURNAL_NAME})")
+    assert any(reason in result["error"] for reason in ("disk full", "disk I/O error")), result["error"]
+    assert result["after_failure"] == ["small"]
+    assert result["retry_seq"] == 2
+    with Journal.open(tmp_path) as journal:
+        assert journal.recovered_from is None
+        assert [(e.seq, e.kind) for e in journal.entries(game)] == [(1, "small"), (2, "big")]
+        assert journal.entries(game)[1].payload == {"blob": "x" * 300_000}
+
+
+# --- unusable files -----------------------------------------------------------------------
+
+
+def test_a_file_that_is_not_sqlite_is_set_aside_with_its_wal(tmp_path: Path) -> None:
+    db = tmp_path / JOURNAL_NAME
+    db.write_bytes(b"this is no database, just some text\n" * 200)
+    (tmp_path / (JOURNAL_NAME + "-wal")).write_bytes(b"stale wal")
+    (tmp_path / (JOURNAL_NAME + "-shm")).write_bytes(b"stale shm")
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        moved = tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}"
+        assert journal.recovered_from == moved
+        assert moved.read_bytes() == b"this is no database, just some text\n" * 200
+        assert (tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}-wal").read_bytes() == b"stale wal"
+        assert (tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}-shm").read_bytes() == b"stale shm"
+        note = journal.recovery_note
+        assert note is not None and str(moved) in note and str(db) in note and "new journal" in note
+        assert journal.games() == []
+        game = journal.start_game(META)
+        assert journal.append(game, "k", {}, 0) == 1
+    with Journal.open(tmp_path) as again:
+        assert again.recovered_from is None and len(again.games()) == 1
+
+
+def _quick_check(db: Path) -> list[str] | str:
+    """The rows of ``PRAGMA quick_check``, or the message of the error it raises."""
+    conn = sqlite3.connect(db)
+    try:
+        return [row[0] for row in conn.execute("PRAGMA quick_check")]
+    except sqlite3.DatabaseError as e:
+        return str(e)
+    finally:
+        conn.close()
+
+
+def _damaged_copies(tmp_path: Path) -> tuple[bytes, bytes]:
+    """A journal file damaged two ways: quick_check raises, and quick_check lists problems."""
+    with Journal.open(tmp_path / "good") as journal:
+        game = journal.start_game(META)
+        journal.append_many(game, [("k", {"blob": "y" * 3000}, i) for i in range(40)])
+    data = (tmp_path / "good" / JOURNAL_NAME).read_bytes()
+    page = int.from_bytes(data[16:18], "big")
+    probe = tmp_path / "probe.db"
+    raising = listing = None
+    for n in range(2, len(data) // page + 1):  # mangle each page's header until both kinds turn up
+        damaged = bytearray(data)
+        damaged[(n - 1) * page + 3 : (n - 1) * page + 5] = b"\xff\xff"
+        probe.write_bytes(bytes(damaged))
+        result = _quick_check(probe)
+        if isinstance(result, str) and raising is None:
+            raising = bytes(damaged)
+        elif isinstance(result, list) and result != ["ok"] and listing is None:
+            listing = bytes(damaged)
+    assert raising is not None and listing is not None
+    return raising, listing
+
+
+@pytest.mark.parametrize("how", ["quick_check raises", "quick_check lists problems"])
+def test_a_damaged_sqlite_file_fails_quick_check_and_is_set_aside(tmp_path: Path, how: str) -> None:
+    raising, listing = _damaged_copies(tmp_path)
+    data = raising if how == "quick_check raises" else listing
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / JOURNAL_NAME).write_bytes(data)
+    with Journal.open(state, now=fixed_now) as journal:
+        assert journal.recovered_from == state / f"{JOURNAL_NAME}.corrupt-{STAMP}"
+        assert journal.recovered_from.read_bytes() == data
+        note = journal.recovery_note
+        assert note is not None and ("damaged" in note or "malformed" in note), note
+        assert journal.games() == []
+
+
+def test_a_journal_of_a_newer_schema_is_set_aside_untouched(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        journal.start_game(META)
+    with raw(tmp_path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        moved = tmp_path / f"{JOURNAL_NAME}.newer-{STAMP}"
+        assert journal.recovered_from == moved
+        assert journal.recovery_note is not None and "newer version" in journal.recovery_note
+        assert journal.games() == []
+    with sqlite3.connect(moved) as old:
+        assert old.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION + 1,)
+        assert old.execute("SELECT COUNT(*) FROM games").fetchone() == (1,)
+
+
+def test_setting_aside_never_overwrites(tmp_path: Path) -> None:
+    taken = tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}"
+    taken.write_bytes(b"first")
+    (tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}-2-wal").write_bytes(b"second's wal")
+    (tmp_path / JOURNAL_NAME).write_bytes(b"garbage " * 100)
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovered_from == tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}-3"
+    assert taken.read_bytes() == b"first"
+    assert (tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}-2-wal").read_bytes() == b"second's wal"
+    assert (tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}-3").read_bytes() == b"garbage " * 100
+
+
+def test_open_existing_never_creates_or_moves(tmp_path: Path) -> None:
+    with pytest.raises(NoJournalError, match=str(tmp_path / JOURNAL_NAME)):
+        Journal.open_existing(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / JOURNAL_NAME).write_bytes(b"garbage " * 100)
+    with pytest.raises(JournalCorruptError, match="is not an SQLite database"):
+        Journal.open_existing(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [JOURNAL_NAME]
+    (tmp_path / JOURNAL_NAME).unlink()
+    with Journal.open(tmp_path) as journal:
+        journal.start_game(META)
+    with Journal.open_existing(tmp_path) as journal:
+        assert len(journal.games()) == 1
+    with raw(tmp_path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    with pytest.raises(JournalVersionError, match="newer version"):
+        Journal.open_existing(tmp_path)
+
+
+# --- migrations ---------------------------------------------------------------------------
+
+
+def test_a_new_schema_version_is_one_migration_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Journal.open(tmp_path) as journal:
+        game = journal.start_game(META)
+        journal.append(game, "k", {"n": 1}, 0)
+    calls: list[int] = []
+
+    def v2(conn: sqlite3.Connection) -> None:
+        calls.append(1)
+        conn.execute("ALTER TABLE games ADD COLUMN label TEXT")
+
+    monkeypatch.setattr(journal_module, "MIGRATIONS", (*journal_module.MIGRATIONS, v2))
+    with Journal.open(tmp_path) as journal:
+        assert journal.recovered_from is None
+        assert [e.payload for e in journal.entries(game)] == [{"n": 1}]
+    with Journal.open(tmp_path) as journal:  # already migrated: not again
+        pass
+    assert calls == [1]
+    with raw(tmp_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION + 1,)
+        assert "label" in [r[1] for r in conn.execute("PRAGMA table_info(games)")]
+
+
+def test_stored_json_that_is_not_an_object_is_a_corrupt_journal(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        game = journal.start_game(META)
+        journal.append(game, "k", {}, 0)
+    with raw(tmp_path) as conn:
+        conn.execute("UPDATE entries SET payload = '[1, 2'")
+    with (
+        Journal.open(tmp_path) as journal,
+        pytest.raises(JournalCorruptError, match=r"entry 1 is not a JSON object: '\[1, 2'"),
+    ):
+        journal.entries(game)
