@@ -89,7 +89,7 @@ def replay_game(game: GameInfo, entries: Sequence[Entry]) -> Game:
         for entry in entries:
             if entry.kind == COMMAND_KIND:
                 current[:] = [entry]
-                yield decode_command(entry.payload, profile.tile_set)
+                yield decode_command({k: v for k, v in entry.payload.items() if k != "tags"}, profile.tile_set)
 
     try:
         return Game.replay(profile, players, commands(), first=first)
