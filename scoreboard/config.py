@@ -504,6 +504,8 @@ class GameConfig:
     move_limit_action: str = "warn"
     clock: int = 0
     overtime: int | Literal["auto"] = "auto"
+    challenge_seconds: int = 20
+    refill: str = "block"
 
 
 @dataclass(frozen=True)
@@ -523,6 +525,7 @@ class BoardConfig:
     stable_reports: int = 2
     stable_ms: int = 300
     timeout_ms: int = 1500
+    read_timeout_ms: int = 3000
 
 
 @dataclass(frozen=True)
@@ -710,6 +713,19 @@ OPTIONS: tuple[Option, ...] = (
         AutoOrCount(0),
     ),
     Option(
+        "game.challenge_seconds",
+        20,
+        "Seconds a challenge window stays open at most (the profile's deadline may close it"
+        " sooner); after a going-out play, until every other seat presses Done.",
+        Count(1),
+    ),
+    Option(
+        "game.refill",
+        "block",
+        "A Done while a player has not refilled the rack after a play: block it, or warn.",
+        Choice(("block", "warn")),
+    ),
+    Option(
         "paths.state_dir",
         "",
         'Directory for game records and state; "" = $STATE_DIRECTORY (systemd), else'
@@ -742,6 +758,12 @@ OPTIONS: tuple[Option, ...] = (
         1500,
         "Milliseconds without a valid frame after which the board counts as disconnected.",
         Count(200),
+    ),
+    Option(
+        "board.read_timeout_ms",
+        3000,
+        "Milliseconds a Done waits for a settled board read before it shows an error.",
+        Count(100),
     ),
     *(
         Option(

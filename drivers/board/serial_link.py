@@ -155,6 +155,7 @@ class SerialBoard:
         self._thread: threading.Thread | None = None
         self._port: Port | None = None
         self._away = False  # a BoardDisconnected was sent and no BoardReconnected since
+        self._position: tuple[str | None, int] = (None, 0)
 
     # --- lifecycle ---
 
@@ -186,6 +187,14 @@ class SerialBoard:
     def is_connected(self) -> bool:
         """True while the port is open."""
         return self._port is not None
+
+    def position(self) -> tuple[str | None, int]:
+        """The device open now (the path resolved) and how many bytes were read from it.
+
+        Counted after the events those bytes gave are on the queue: once the count reaches
+        what the controller wrote, every event of it can be read (a lockstep barrier).
+        """
+        return self._position
 
     def read_events(self, timeout: float) -> list[BoardEvent]:
         """The events waiting, after blocking up to ``timeout`` seconds for the first one."""
@@ -225,6 +234,7 @@ class SerialBoard:
             now = self._clock()
             self.link.reset(now)
             self._away = False
+            self._position = (os.path.realpath(target), 0)
             self._put(BoardReconnected(target, os.path.realpath(target), now))
             log.info("board port %s open", target)
             frames_before = self.link.stats.frames
@@ -258,6 +268,9 @@ class SerialBoard:
                 if isinstance(event, LinkLost):
                     return f"no frame from the board for {event.silent_for:.1f} s"
                 self._put(event)
+            if data:
+                device, count = self._position
+                self._position = (device, count + len(data))
         return "closed"
 
     def _down(self, reason: str) -> None:
@@ -270,6 +283,7 @@ class SerialBoard:
         self.events.put(event)
 
     def _close_port(self) -> None:
+        self._position = (None, 0)
         port, self._port = self._port, None
         if port is not None:
             try:

@@ -186,11 +186,13 @@ class Table:
         step.handle(event)
         return step.finish()
 
-    def restore(self, records: Iterable[Record], now: float) -> tuple[TableState, list[Effect]]:
-        """The table rebuilt from a journaled game's records, paused (crash recovery).
+    def restore(
+        self, records: Iterable[Record], now: float, *, paused: bool = True
+    ) -> tuple[TableState, list[Effect]]:
+        """The table rebuilt from a journaled game's records (crash recovery).
 
-        The clocks and the challenge window wait until a button is pressed; the first
-        settled board read shows what differs from the restored board.
+        ``paused``: the clocks and the challenge window wait until a button is pressed.
+        The first settled board read shows what differs from the restored board.
         """
         records = list(records)
         if not records or not isinstance(records[0], Started):
@@ -205,8 +207,9 @@ class Table:
                 step.commit(record.command, record.laid, record.drawn, record.returned, journal=False)
             elif isinstance(record, ClockState) and step.s.clock is not None:
                 step.s.clock = replace(step.s.clock, used=record.used, running=None)
-        step.s.paused_at = now
-        step.s.stopped_since = now
+        if paused:
+            step.s.paused_at = now
+            step.s.stopped_since = now
         pending = step.game.pending_play if step.game is not None else None
         if pending is not None:
             step.open_window(pending.player, now)  # a full window again: the players lost track

@@ -1,0 +1,239 @@
+"""The service core: the turn controller wired to the journal, the displays and house lists.
+
+:class:`Service` holds the table's state and carries out each step's effects in order.
+Journal records are appended (one transaction, fsync) before anything is shown; when the
+append fails (a full disk) the step is discarded, so nothing is shown as accepted that the
+journal does not hold, and the display says why. On start an unfinished game in the
+journal is resumed: its records are folded back into the controller (paused until a button
+is pressed), and the first settled board read shows what differs from the restored board.
+
+Board-link events are turned into controller inputs here (the stabiliser runs in the
+consumer), so the loops in :mod:`scoreboard.run_cli` only move events from the one queue.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, TextIO
+
+from drivers.board.link import BoardConnected, BoardEvent, ReaderFault, SnapshotReceived, UnsupportedBoard, VersionMismatch
+from drivers.board.serial_link import BoardDisconnected, BoardReconnected
+from drivers.board.stabiliser import Stabiliser
+from drivers.display.oled import Display
+from engine.errors import ScoreboardError
+from engine.rules import RuleProfile
+from scoreboard.controller import (
+    Append,
+    BoardAway,
+    BoardBack,
+    BoardRead,
+    GameOver,
+    HouseWord,
+    Input,
+    PowerOff,
+    Record,
+    Show,
+    Started,
+    Table,
+    TableState,
+)
+from scoreboard.controller.effects import Effect
+from scoreboard.journal import Journal, JournalWriteError
+from scoreboard.lexicons import HouseList
+from scoreboard.records_codec import decode_entry, decode_meta, encode_meta, encode_record
+from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
+
+__all__ = ["SCRIPT_KIND", "Service"]
+
+log = logging.getLogger(__name__)
+
+SCRIPT_KIND = "script"
+"""Journal entries of a scripted run: the script line whose step wrote the entry's records."""
+
+
+class Service:
+    """The table's state and the outside world it changes (journal, displays, house lists).
+
+    ``house``: the house list of a language (None: overrides are not written down);
+    ``shown``: a text file that gets a line per screen shown (``--simulate``); ``clock``:
+    seconds, as the inputs' ``at``.
+    """
+
+    def __init__(
+        self,
+        table: Table,
+        journal: Journal,
+        displays: Sequence[Display],
+        *,
+        language: Lang,
+        clock: Callable[[], float],
+        stabiliser: Stabiliser | None = None,
+        house: Callable[[str], HouseList] | None = None,
+        shown: TextIO | None = None,
+    ) -> None:
+        self.table = table
+        self.journal = journal
+        self.displays = tuple(displays)
+        self.language: Lang = language
+        self.clock = clock
+        self.stabiliser = stabiliser or Stabiliser()
+        self.house = house
+        self.shown_log = shown
+        self.state: TableState | None = None
+        self.game_id: int | None = None
+        self.power_off = False
+        self.script_line: int | None = None  # the script line being carried out (scripted runs)
+        self.resumed_script_line: int | None = None  # the last journaled line of a resumed game
+        self.frames = 0
+
+    # --- start ---------------------------------------------------------------------------
+
+    def start(self, profile: str, seats: int, *, paused: bool = True) -> None:
+        """Resume the journal's unfinished game (``paused``: until a button is pressed), or
+        wait for the draw of a new one under ``profile`` with ``seats`` players."""
+        now = self.clock()
+        info = self.journal.unfinished()
+        if info is not None:
+            try:
+                started = decode_meta(info.meta)
+                tile_set = RuleProfile.from_rules_line(started.rules).tile_set
+                records: list[Record] = [started]
+                for entry in self.journal.entries(info.id):
+                    if entry.kind == SCRIPT_KIND:
+                        line = entry.payload.get("line")
+                        self.resumed_script_line = line if isinstance(line, int) else None
+                        continue
+                    record = decode_entry(entry.kind, entry.payload, tile_set)
+                    if record is not None:
+                        records.append(record)
+                state, effects = self.table.restore(records, now, paused=paused)
+            except (ScoreboardError, ValueError) as e:
+                log.error("cannot resume game %s: %s; it stays in the journal, a new game starts", info.id, e)
+                self.journal.finish(info.id, {"abandoned": f"could not be resumed: {e}"})
+            else:
+                self.game_id = info.id
+                log.info("resumed game %s (%d records)", info.id, len(records))
+                self._carry(state, effects, fresh=True)
+                return
+        state, effects = self.table.new(now, profile, seats)
+        self._carry(state, effects, fresh=True)
+
+    # --- inputs --------------------------------------------------------------------------
+
+    def handle(self, event: Input) -> None:
+        """One step of the controller for ``event``, its effects carried out."""
+        assert self.state is not None, "start() first"
+        state, effects = self.table.step(self.state, event)
+        self._carry(state, effects)
+
+    def board_event(self, event: BoardEvent) -> None:
+        """A board-link event: readings through the stabiliser, link state as away/back."""
+        if isinstance(event, SnapshotReceived):
+            stab = self.stabiliser
+            stab.update(event.snapshot, event.at)
+            dups = tuple(sorted(stab.duplicates.items()))
+            self.handle(BoardRead(stab.stable, stab.is_settled, event.at, dups))
+        elif isinstance(event, BoardConnected):
+            self.handle(BoardBack(event.at))
+        elif isinstance(event, BoardDisconnected):
+            self.handle(BoardAway(event.reason, event.at))
+        elif isinstance(event, (VersionMismatch, UnsupportedBoard)):
+            self.handle(BoardAway(str(event), event.at))
+        elif isinstance(event, ReaderFault):
+            log.warning("board reader %s: %s", event.reader, event.code)
+        elif isinstance(event, BoardReconnected):
+            log.info("board port open at %s", event.device)
+
+    # --- effects -------------------------------------------------------------------------
+
+    def _carry(self, state: TableState, effects: list[Effect], *, fresh: bool = False) -> None:
+        for effect in effects:
+            if isinstance(effect, Append):
+                try:
+                    self._append(effect.records)
+                except JournalWriteError as e:
+                    self._refuse(e, fresh)
+                    return
+            elif isinstance(effect, Show):
+                self._show(effect.screen)
+            elif isinstance(effect, HouseWord):
+                self._house(effect)
+            elif isinstance(effect, GameOver):
+                self._game_over(effect)
+            elif isinstance(effect, PowerOff):
+                self.power_off = True
+        self.state = state
+
+    def _append(self, records: Sequence[Record]) -> None:
+        rest = list(records)
+        if rest and isinstance(rest[0], Started):
+            started = rest.pop(0)
+            assert isinstance(started, Started)
+            if self.game_id is not None:
+                self.journal.finish(self.game_id, {"abandoned": "a new game was started"})
+            self.game_id = self.journal.start_game(encode_meta(started))
+        if not rest:
+            return
+        assert self.game_id is not None, "records before the game's start"
+        at = self.clock()
+        entries: list[tuple[str, dict[str, Any], float]] = []
+        for record in rest:
+            kind, payload = encode_record(record)
+            entries.append((kind, payload, at))
+        if self.script_line is not None:
+            entries.append((SCRIPT_KIND, {"line": self.script_line}, at))
+        self.journal.append_many(self.game_id, entries)
+
+    def _refuse(self, error: JournalWriteError, fresh: bool) -> None:
+        """The step is not taken: the old state stays, the display says why."""
+        log.error("%s", error)
+        reason = "disk full" if "full" in str(error) else "storage error"
+        screen = ErrorScreen(ErrorKind.JOURNAL_FAILED, reason)
+        self._show(screen)
+        old = self.state
+        if old is not None and not fresh:
+            self.state = replace(
+                old, shown=screen, notice=screen, notice_until=old.now + self.table.context.settings.notice_s
+            )
+
+    def _show(self, screen: Screen) -> None:
+        image = render(screen, self.language)
+        for display in self.displays:
+            if display.show(image):
+                self.frames += 1
+        if self.shown_log is not None:
+            self.shown_log.write(f"{self.clock():.3f}\t{screen!r}\n")
+            self.shown_log.flush()
+
+    def _house(self, effect: HouseWord) -> None:
+        if self.house is None:
+            return
+        try:
+            self.house(effect.language).add([effect.word], accept=effect.accept)
+        except ScoreboardError as e:
+            log.error("house list: %s", e)
+
+    def _game_over(self, effect: GameOver) -> None:
+        if self.game_id is None:
+            return
+        tally = effect.tally
+        result = {
+            "termination": tally.termination.value if tally.termination else None,
+            "rows": [
+                {"name": r.name, "score": r.score, "rack_adjustment": r.rack_adjustment, "final": r.final}
+                for r in tally.rows
+            ],
+            "winners": list(tally.winners),
+        }
+        self.journal.finish(self.game_id, result)
+
+    def close(self) -> None:
+        """Close the displays and the journal."""
+        for display in self.displays:
+            try:
+                display.close()
+            except Exception:  # a display that fails on the way out must not keep the journal open
+                log.exception("closing a display failed")
+        self.journal.close()

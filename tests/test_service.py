@@ -1,0 +1,151 @@
+"""The service core: journal before display, resume after a crash, a full disk, link events."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from luma.core.device import dummy
+
+from drivers.board.link import BoardConnected
+from drivers.board.protocol import Hello
+from drivers.board.serial_link import BoardDisconnected
+from drivers.buttons.logic import ButtonEvent, Kind, Role
+from drivers.display.oled import Display
+from engine.events import Play
+from scoreboard.controller import BoardRead, Committed, Tick
+from scoreboard.journal import COMMAND_KIND, Journal, JournalWriteError
+from scoreboard.records_codec import decode_meta
+from scoreboard.screens.models import ErrorKind, ErrorScreen, PausedScreen
+from scoreboard.service import SCRIPT_KIND, Service
+
+from tablehelpers import Rig, rig
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def service_for(r: Rig, state: Path, clock: Clock) -> Service:
+    display = Display(dummy(width=128, height=64, mode="1"))
+    return Service(r.table, Journal.open(state), [display], language="de", clock=clock)
+
+
+def test_records_are_journaled_before_the_screen_and_a_restart_resumes(tmp_path: Path) -> None:
+    clock = Clock()
+    r = rig("de", 2, words=("HAUS",))
+    service = service_for(r, tmp_path, clock)
+    service.start("de", 2)
+    # the rig's own table state drives the same controller; feed its inputs to the service
+    inputs: list[object] = []
+    original = r.feed
+
+    def feed(event: object) -> None:
+        inputs.append(event)
+        clock.now = getattr(event, "at", clock.now)
+        service.handle(event)  # type: ignore[arg-type]
+        original(event)
+
+    r.feed = feed  # type: ignore[method-assign]
+    r.draw_first("AE")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.done(1)
+    assert service.state is not None and service.state.commands == r.state.commands
+    journal = service.journal
+    info = journal.unfinished()
+    assert info is not None and decode_meta(info.meta).players == ("Anna", "Ben")
+    kinds = [e.kind for e in journal.entries(info.id)]
+    assert kinds.count(COMMAND_KIND) == sum(isinstance(rec, Committed) for rec in r.journal)
+    service.close()
+
+    # a restart: the same game, paused until a button is pressed
+    clock.now += 100
+    again = Service(r.table, Journal.open(tmp_path), [Display(dummy(width=128, height=64, mode="1"))],
+                    language="de", clock=clock)
+    again.start("de", 2)
+    assert again.game_id == info.id and again.state is not None
+    assert again.state.commands == r.state.commands and isinstance(again.state.shown, PausedScreen)
+    game = again.table.game(again.state)
+    assert game is not None and game.scores() == [10, 0] and game.window_open
+    again.handle(ButtonEvent(2, Role.CHALLENGE, Kind.PRESS, clock.now))  # resumes only
+    again.handle(ButtonEvent(2, Role.CHALLENGE, Kind.PRESS, clock.now + 0.5))
+    assert again.table.game(again.state).scores() == [10, -5]  # type: ignore[union-attr]
+    again.close()
+
+
+def test_a_full_disk_refuses_the_step_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    r = rig("de", 2, words=("HAUS",))
+    service = service_for(r, tmp_path, clock)
+    service.start("de", 2)
+    original = r.feed
+
+    def feed(event: object) -> None:
+        clock.now = getattr(event, "at", clock.now)
+        service.handle(event)  # type: ignore[arg-type]
+        original(event)
+
+    r.feed = feed  # type: ignore[method-assign]
+    r.draw_first("AE")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    before = service.state
+    assert before is not None
+
+    def full(*args: object, **kw: object) -> None:
+        raise JournalWriteError(f"could not save the game record: disk full ({tmp_path})")
+
+    monkeypatch.setattr(service.journal, "append_many", full)
+    r.done(1)  # the rig's own table takes the play; the service must not
+    assert service.state is not None
+    assert not any(isinstance(c, Play) for c in service.state.commands)
+    assert service.state.shown == ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full")
+    monkeypatch.undo()
+    # space again: the next Done goes through
+    clock.now += 5
+    service.handle(Tick(clock.now))
+    service.handle(ButtonEvent(1, Role.DONE, Kind.PRESS, clock.now))
+    service.handle(BoardRead(r.snapshot(), True, clock.now + 0.4))
+    assert any(isinstance(c, Play) for c in service.state.commands)
+    service.close()
+
+
+def test_link_events_become_away_and_back(tmp_path: Path) -> None:
+    clock = Clock()
+    r = rig("de", 2)
+    service = service_for(r, tmp_path, clock)
+    service.start("de", 2)
+    service.board_event(BoardDisconnected("cable pulled", 1.0))
+    assert service.state is not None and service.state.shown == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
+    hello = Hello(protocol=(1, 0), firmware=(1, 0, 0), rows=15, cols=15, racks=2, slots=7, readers=4, board_id=b"\x01")
+    service.board_event(BoardConnected(hello, 2.0))
+    assert service.state.away_since is None
+    service.close()
+
+
+def test_script_lines_are_journaled_with_the_records(tmp_path: Path) -> None:
+    clock = Clock()
+    r = rig("de", 2, words=("HAUS",))
+    service = service_for(r, tmp_path, clock)
+    service.start("de", 2)
+    original = r.feed
+
+    def feed(event: object) -> None:
+        clock.now = getattr(event, "at", clock.now)
+        service.handle(event)  # type: ignore[arg-type]
+        original(event)
+
+    r.feed = feed  # type: ignore[method-assign]
+    service.script_line = 7
+    r.draw_first("AE")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    info = service.journal.unfinished()
+    assert info is not None
+    script = [e for e in service.journal.entries(info.id) if e.kind == SCRIPT_KIND]
+    assert script and all(e.payload == {"line": 7} for e in script)
+    service.close()
