@@ -10,13 +10,14 @@ import platform
 import sys
 from collections.abc import Callable
 
-from . import engine_bench, lexicon_bench, link_bench, scan_model
+from . import engine_bench, lexicon_bench, link_bench, press_bench, scan_model
 
 # (name, what it measures, runner) in the order they are printed.
 BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
     ("engine", "validate, score and apply one play; replay whole GCG games", engine_bench.run),
     ("lexicon", "load (mmap), memory added, lookup and prefix query per language", lexicon_bench.run),
     ("link", "board link frames parsed and decoded per second, 5% corrupted", link_bench.run),
+    ("press", "Done press to rendered frame (turn controller + render), with and without the journal's fsync", press_bench.run),
     ("scan", "board controller scan model: full sweep and latency next to tiles", scan_model.run),
 ]
 
