@@ -1,9 +1,10 @@
-# Quick start: `make test` (creates .venv, installs the project with its test extra, runs pytest).
+# Quick start: `make demo` (a complete game on simulated hardware, into ./demo-out) and
+# `make test`; each creates .venv and installs the project with its test extra.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: test bench venv clean
+.PHONY: demo test bench venv clean
 
 venv: $(VENV)/.installed
 
@@ -14,6 +15,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
+demo: venv
+	$(VENV)/bin/scoreboard demo --out demo-out
+
 test: venv
 	$(PY) -m pytest -q
 
@@ -21,4 +25,4 @@ bench: venv
 	$(VENV)/bin/scoreboard bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis demo-out

@@ -242,10 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("words", nargs="*" if action == "list" else "+", metavar="WORD")
         a.set_defaults(func=cmd_lexicon_house)
 
-    from scoreboard import enroll_cli, export_cli, simulator
+    from scoreboard import demo, enroll_cli, export_cli, run_cli, simulator
 
+    demo.add_parser(sub)
     enroll_cli.add_parser(sub)
     export_cli.add_parser(sub)
+    run_cli.add_parser(sub)
     simulator.add_parser(sub)
 
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")

@@ -274,7 +274,8 @@ class SimulatedBoard:
         self.pty_name: str | None = None
         self.plugged = False
         self.stopped = False
-        self.written = 0  # bytes written to the current pty master since it was plugged
+        self.written = 0  # bytes written to the current pty master since its host spoke
+        self._host_spoke = False
         self.frames_sent = 0
         self.frames_dropped = 0
         self.frames_corrupted = 0
@@ -373,7 +374,26 @@ class SimulatedBoard:
         Without a host nothing is written: the bytes are dropped, as the controller's own
         writes are, so the next host never reads stale ones.
         """
-        connected = self.host_connected()
+        present = self.host_connected()
+        received = bytearray()
+        if self.master is not None:
+            for _ in range(64):
+                try:
+                    data = os.read(self.master, 4096)
+                except BlockingIOError:
+                    break
+                except OSError as e:
+                    if e.errno != errno.EIO:  # EIO: nobody has the slave open
+                        raise
+                    break
+                if not data:
+                    break
+                received += data
+        # In lockstep a host counts once it has spoken: opening a port (pyserial) flushes
+        # its input after the open, so frames written before the host's first bytes could
+        # be lost, and WRITTEN would count bytes the host never reads.
+        self._host_spoke = present and (self._host_spoke or bool(received))
+        connected = present and (self._host_spoke or not self.lockstep)
         if connected != self.hal.connected:
             self.hal.connected = connected
             if connected:
@@ -383,18 +403,8 @@ class SimulatedBoard:
                 self._flush_stale()
         if self.master is None:
             return
-        for _ in range(64):
-            try:
-                data = os.read(self.master, 4096)
-            except BlockingIOError:
-                break
-            except OSError as e:
-                if e.errno != errno.EIO:  # EIO: nobody has the slave open
-                    raise
-                break
-            if not data:
-                break
-            self.hal.host_send(data)
+        if received:
+            self.hal.host_send(bytes(received))
         for frame in self.hal.take_tx():
             self._queue_frame(frame)
         if not connected:

@@ -1,0 +1,294 @@
+"""``scoreboard demo``: a complete scripted game on simulated hardware, end to end.
+
+The simulated board runs as its own process (a pty, in lockstep with a virtual clock), the
+buttons are gpiozero mock pins and the display an emulated OLED writing PNG frames. The
+game goes through the real service (:mod:`scoreboard.run_cli`): the draw for the first
+player, the deal, plays, a challenge that fails and one that succeeds (the phony is taken
+back), then passes until the game ends and the tally is shown. Writes ``DIR/game.gcg``,
+``DIR/screens/*.png``, ``DIR/screens.gif`` and ``DIR/script.txt``; prints the tally.
+
+The script is written by :class:`ScriptWriter`, which mirrors the game in the engine so
+that it knows whose turn it is and when the game is over under each rule profile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.board import Square
+from engine.game import Game
+from engine.lexicon import Lexicon
+from engine.placement import Placement
+from engine.rules import RuleProfile, get_profile
+from engine.tiles import TileSet
+from scoreboard.config import load_config
+
+__all__ = ["ScriptWriter", "add_parser", "cmd_demo", "demo_script"]
+
+LANGUAGE = {"de": "de", "fr": "fr", "en": "en", "en-tournament": "en"}
+SETTLE = 0.8  # seconds for the board to settle before a Done (stabiliser: 2 reports, 0.3 s)
+
+
+class ScriptWriter:
+    """Writes a table script while mirroring the physical tiles and the game in the engine.
+
+    Tiles are named ``LETTER.COPY`` of the simulated tile set; racks are ``R<seat>.<slot>``.
+    """
+
+    def __init__(self, profile: RuleProfile, players: Sequence[str], lexicon: Lexicon) -> None:
+        self.profile = profile
+        self.tile_set: TileSet = profile.tile_set
+        self.lexicon = lexicon
+        self.lines: list[str] = []
+        self.racks: list[dict[int, str]] = [{} for _ in players]  # slot -> tile name
+        self.cells: dict[str, str] = {}  # square -> tile name
+        self.used: set[str] = set()
+        self.players = tuple(players)
+        self.game: Game | None = None
+
+    # --- lines ---
+
+    def line(self, text: str, after: float = 0.0) -> None:
+        self.lines.append(f"after {after:g} {text}" if after else text)
+
+    def comment(self, text: str) -> None:
+        self.lines.append(f"# {text}")
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+    # --- tiles ---
+
+    def take_from_bag(self, letter: str) -> str:
+        for copy in range(self.tile_set.counts[letter]):
+            name = f"{letter}.{copy}"
+            if name not in self.used:
+                self.used.add(name)
+                return name
+        raise ValueError(f"no {letter!r} left in the bag")
+
+    def to_rack(self, seat: int, letters: str) -> str:
+        drawn = ""
+        for letter in letters:
+            slot = next(s for s in range(self.profile.rack_size) if s not in self.racks[seat])
+            name = self.take_from_bag(letter)
+            self.racks[seat][slot] = name
+            self.line(f"place R{seat + 1}.{slot + 1} {name}", 0.1)
+            drawn += letter
+        return drawn
+
+    def draw(self, seat: int, letters: str) -> None:
+        """Seat ``seat`` (0-based) draws these letters; the engine mirror draws them too."""
+        self.to_rack(seat, letters)
+        if self.game is not None:
+            self.game.draw(seat, letters)
+
+    def refill(self, seat: int, letters: str) -> None:
+        """Draw up to a full rack (or what the bag holds) from ``letters`` in order."""
+        assert self.game is not None
+        room = min(self.profile.rack_size - len(self.game.racks[seat]), len(self.game.bag))
+        self.draw(seat, letters[:room])
+
+    def slot_of(self, seat: int, letter: str) -> int:
+        return next(s for s, n in sorted(self.racks[seat].items()) if n.rpartition(".")[0] == letter)
+
+    def lay(self, seat: int, tiles: str) -> Placement:
+        """Lay rack tiles (``"H8:R H9:O"``) on the board; the placement for the mirror."""
+        placed = []
+        for item in tiles.split():
+            square, letter = item.split(":")
+            slot = self.slot_of(seat, letter)
+            name = self.racks[seat].pop(slot)
+            self.cells[square] = name
+            self.line(f"move R{seat + 1}.{slot + 1} {square}", 0.2)
+            placed.append((Square.from_name(square), self.tile_set.tile(letter)))
+        return Placement(placed)
+
+    def take_back(self, seat: int, squares: Sequence[str]) -> None:
+        for square in squares:
+            name = self.cells.pop(square)
+            slot = next(s for s in range(self.profile.rack_size) if s not in self.racks[seat])
+            self.racks[seat][slot] = name
+            self.line(f"move {square} R{seat + 1}.{slot + 1}", 0.2)
+
+    def return_all(self) -> None:
+        for seat, rack in enumerate(self.racks):
+            for slot, name in sorted(rack.items()):
+                self.line(f"remove R{seat + 1}.{slot + 1}", 0.1)
+                self.used.discard(name)
+            rack.clear()
+
+    # --- presses ---
+
+    def press(self, seat: int, role: str, long: bool = False, after: float = SETTLE) -> None:
+        self.line(f"press {seat + 1} {role}{' long' if long else ''}", after)
+
+    # --- the game ---
+
+    def start(self, first_draws: str) -> None:
+        """The draw for the first player (one tile per seat), tiles back, the mirror game."""
+        self.comment("the draw for the first player: one tile on each rack")
+        for seat, letter in enumerate(first_draws):
+            self.to_rack(seat, letter)
+        self.line("tick", 1.5)
+        self.comment("the tiles go back into the bag")
+        self.return_all()
+        self.line("tick", 1.5)
+        keys = [self.tile_set.order_key(self.tile_set.tile(ch)) for ch in first_draws]
+        first = keys.index(min(keys))
+        self.game = Game(self.profile, self.players, rng=random.Random(0), first=first)
+
+    def play(self, seat: int, tiles: str) -> None:
+        assert self.game is not None
+        placement = self.lay(seat, tiles)
+        self.game.play(seat, placement)
+        self.press(seat, "done")
+        self.line("tick", 1.0)
+
+    def challenge(self, seat: int) -> bool:
+        """``seat`` challenges the pending play; True when it is withdrawn."""
+        assert self.game is not None
+        pending = self.game.pending_play
+        assert pending is not None
+        result = self.game.challenge(seat, self.lexicon)
+        self.press(seat, "challenge", after=0.5)
+        self.line("tick", 5.5)  # the ruling stays on the display
+        if not result.valid:
+            self.take_back(pending.player, [sq.name() for sq in pending.placement.squares])
+            self.line("tick", 1.0)
+        return not result.valid
+
+    def wait_window(self) -> None:
+        """Let the challenge window run out (the configured 20 s)."""
+        assert self.game is not None
+        if self.game.window_open:
+            self.line("tick", 21.0)
+            self.game.close_window()
+
+    def pass_turn(self, seat: int) -> None:
+        assert self.game is not None
+        self.comment(f"{self.players[seat]} passes: Done, then Done held")
+        self.press(seat, "done")
+        self.press(seat, "done", long=True, after=0.5)
+        self.game.pass_turn(seat)
+        self.line("tick", 1.0)
+
+
+def demo_script(rules: str, players: Sequence[str], lexicon: Lexicon) -> tuple[str, Game]:
+    """The table script of the demo game under ``rules``, and the game it should give."""
+    profile = get_profile(rules)
+    w = ScriptWriter(profile, players, lexicon)
+    w.start("AE")  # A is nearer to the start of the alphabet: seat 1 begins
+    assert w.game is not None
+    g = w.game
+    w.comment("the deal: seven tiles each")
+    w.draw(0, "ROSETAX")
+    w.draw(1, "NTEMRAI")
+    w.line("tick", 1.0)
+    w.comment("Anna: ROSE across the centre; Ben challenges and is wrong")
+    w.play(0, "G8:R H8:O I8:S J8:E")
+    w.challenge(1)
+    w.refill(0, "DIEUNOS")
+    w.comment("the next move: NOTE down through the O")
+    turn = g.turn
+    if turn == 1:
+        w.play(1, "H7:N H9:T H10:E")
+        w.wait_window()
+        w.refill(1, "SEUL")
+    w.comment("a phony: ROSEX; it is challenged and taken back")
+    seat = g.turn
+    w.play(seat, "K8:X")
+    if not w.challenge(1 - seat):
+        w.refill(seat, "NEST")
+    w.line("tick", 1.0)
+    w.comment("scoreless turns until the game ends; then the tally")
+    while not g.over:
+        w.pass_turn(g.turn)
+    w.line("tick", 3.0)
+    w.line("end")
+    return w.text(), g
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """Add ``demo`` to the ``scoreboard`` command line."""
+    p = subparsers.add_parser(
+        "demo",
+        help="play a complete scripted game on simulated hardware",
+        description="A complete scripted game through the real service on a simulated board "
+        "(its own process on a pty), mock GPIO and an emulated OLED, on a virtual clock. "
+        "Writes DIR/game.gcg, DIR/screens/*.png, DIR/screens.gif; prints the tally.",
+    )
+    p.add_argument("--rules", default="de", choices=tuple(LANGUAGE), help="rule profile (default de)")
+    p.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default ./demo-out)")
+    p.set_defaults(func=cmd_demo)
+    return p
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``scoreboard demo``; exit 0 when the game ran to its tally."""
+    from scoreboard import export_cli, run_cli
+    from scoreboard.journal import Journal
+    from scoreboard.lexicons import open_lexicon
+
+    started = time.monotonic()
+    out = Path(args.out)
+    for old in ("state", "screens"):
+        shutil.rmtree(out / old, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    for old_file in ("screens.gif", "screens.txt", "game.gcg"):
+        (out / old_file).unlink(missing_ok=True)
+    state = out / "state"
+    players = ["Anna", "Ben"]
+    config = load_config(
+        None,
+        [
+            f"game.rules={args.rules}",
+            f'game.players=["{players[0]}", "{players[1]}"]',
+            f"ui.language={LANGUAGE[args.rules]}",
+            f"paths.state_dir={state.resolve()}",
+        ],
+    )
+    lexicon = open_lexicon(LANGUAGE[args.rules])
+    script, expected = demo_script(args.rules, players, lexicon)
+    (out / "script.txt").write_text(script, encoding="utf-8")
+    state.mkdir(parents=True, exist_ok=True)
+    run_args = argparse.Namespace(
+        simulate=True, link=None, script=str(out / "script.txt"), virtual_clock=True,
+        window=False, out=str(out),
+    )
+    code = run_cli.run(config, state, run_args)
+    if code:
+        return code
+    with Journal.open(state) as journal:
+        info = journal.latest()
+        if info is None:
+            print("scoreboard: the demo game did not start", file=sys.stderr)
+            return 1
+        gcg = export_cli.game_to_gcg(info, journal.entries(info.id))
+        (out / "game.gcg").write_text(gcg, encoding="utf-8")
+        result = info.result or {}
+    rows = result.get("rows", [])
+    if not info.finished or not rows:
+        print("scoreboard: the demo game did not reach its tally", file=sys.stderr)
+        return 1
+    print(f"{args.rules}: {result.get('termination')}")
+    for i, row in enumerate(rows):
+        mark = " *" if i in result.get("winners", []) else ""
+        print(f"  {row['name']:10s} {row['score']:5d} {row['rack_adjustment']:+5d} = {row['final']:5d}{mark}")
+    want = [r.final for r in expected.tally().rows]
+    if [row["final"] for row in rows] != want:
+        print(f"scoreboard: the demo's tally {rows} differs from the script's game {want}", file=sys.stderr)
+        return 1
+    frames = len(list((out / "screens").glob("*.png")))
+    print(f"wrote {out / 'game.gcg'}, {frames} frames in {out / 'screens'}, {out / 'screens.gif'}"
+          f" ({time.monotonic() - started:.1f} s)")
+    return 0
