@@ -51,7 +51,7 @@ from scoreboard.lexicons import HouseList, open_lexicon
 from scoreboard.notify import ServiceNotifier
 from scoreboard.registry import TileRegistry, registry_path, set_key
 from scoreboard.screens.models import Lang
-from scoreboard.service import Service
+from scoreboard.service import SCRIPT_KIND, Service
 from scoreboard.simulator import tile_set_uids
 from scoreboard.table_script import Line, parse, press_target, resolve_tile
 
@@ -168,14 +168,19 @@ class Runner:
     tile_set: str = "german"
     stop: threading.Event = field(default_factory=threading.Event)
     next_tick: float = 0.0
+    line_done: int | None = None  # the last script line carried out to its end
+    line_now: int | None = None  # the script line being carried out
 
     # --- events ---
 
     def dispatch(self, item: object) -> None:
         if isinstance(item, BoardEvent):
+            self.service.script_line = self.line_done
             self.service.board_event(item)
         elif isinstance(item, ButtonEvent):
             log.info("%s", item)
+            # a press's records carry its own line: a resumed script does not press again
+            self.service.script_line = self.line_now
             self.service.handle(item)
 
     def drain(self) -> None:
@@ -198,6 +203,7 @@ class Runner:
         now = self.clock()
         if now >= self.next_tick:
             self.next_tick = now + TICK_S
+            self.service.script_line = self.line_done
             self.service.handle(Tick(now))
         self.notifier.ping_if_due(time.monotonic())
 
@@ -218,6 +224,7 @@ class Runner:
             self.drain()
             self.buttons.tick()
             self.drain()
+            self.service.script_line = self.line_done
             self.service.handle(Tick(self.virtual()))
             self.notifier.ping_if_due(time.monotonic())
 
@@ -237,6 +244,13 @@ class Runner:
     # --- a script ---
 
     def run_script(self, lines: Sequence[Line], resume_after: int | None = None) -> None:
+        """Carry out ``lines``, those up to ``resume_after`` (done before a restart) skipped.
+
+        Records are journaled with the script line they complete: a press's own records
+        with its line, everything else with the last line carried out to its end. Lines
+        after that are carried out again on a restart (board commands are idempotent).
+        """
+        self.line_done = resume_after
         for line in lines:
             if self.stop.is_set() or self.service.power_off:
                 return
@@ -244,10 +258,11 @@ class Runner:
                 continue
             start = line.at if line.at is not None else self.clock() + line.wait
             self.advance_to(start)
-            self.service.script_line = line.number
             if line.action == "end":
                 return
+            self.line_now = line.number
             self.do(line)
+            self.line_done = line.number
         self.advance_to(self.clock() + 1.0)
 
     def do(self, line: Line) -> None:
@@ -361,6 +376,13 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
             tiles = enrolled_tiles(state)
             displays = make_displays(config)
             board_path = config.board.link or None
+        if lines:
+            latest = journal.latest()
+            if latest is not None and latest.finished and any(
+                e.kind == SCRIPT_KIND for e in journal.entries(latest.id)
+            ):
+                log.info("the scripted game %s is over; nothing to do", latest.id)
+                return 0
         table = build_table(config, tiles, state)
         lang: Lang = config.ui.language  # type: ignore[assignment]
         service = Service(
