@@ -125,7 +125,11 @@ class Service:
     def handle(self, event: Input) -> None:
         """One step of the controller for ``event``, its effects carried out."""
         assert self.state is not None, "start() first"
-        state, effects = self.table.step(self.state, event)
+        try:
+            state, effects = self.table.step(self.state, event)
+        except Exception:  # a bug must not stop the table: the input is dropped, the game kept
+            log.exception("the controller failed on %r; the input is ignored", event)
+            return
         self._carry(state, effects)
 
     def board_event(self, event: BoardEvent) -> None:

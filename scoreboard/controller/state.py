@@ -68,6 +68,7 @@ class Confirming:
     seat: int
     returned: tuple[bytes, ...] = ()
     drawn: tuple[bytes, ...] = ()
+    rack: frozenset[bytes] = frozenset()  # the seat's rack as read when asked
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class TableState:
     racks: tuple[frozenset[bytes], ...] = ()
     last_play: LastPlay | None = None
     to_remove: frozenset[Square] = frozenset()  # squares that must be cleared
+    to_place: frozenset[Square] = frozenset()  # squares whose committed tile must go back
     to_return: frozenset[bytes] = frozenset()  # tags that must go back into the bag
     # what the board shows
     observed: BoardSnapshot = field(default_factory=BoardSnapshot)
@@ -170,7 +172,9 @@ class TableState:
     draws: tuple[str, ...] = ()  # letters per seat of the current round ("" not yet)
     rounds: tuple[str, ...] = ()
     # what the players are doing
-    reading: Reading | None = None
+    readings: tuple[Reading, ...] = ()  # Done presses waiting for a settled read, in order
+    challenges: tuple[tuple[float, int], ...] = ()  # (press time, seat) waiting for the ruling
+    challenge_due: float = 0.0  # when the first-pressed of them is ruled on
     confirming: Confirming | None = None
     picking: BlankPick | None = None
     menu: Menu | None = None

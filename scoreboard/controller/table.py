@@ -105,8 +105,8 @@ from .state import (
 __all__ = ["Context", "Settings", "Table", "TileLookup"]
 
 MENU_ITEMS: tuple[MenuItem, ...] = tuple(MenuItem)
+CHALLENGE_GRACE_S = 0.4  # a Challenge waits this long for one pressed earlier and still held
 _RUNS_KEPT = 8
-_CORRECTIONS = frozenset({ConfirmKind.UNDO, ConfirmKind.ADJUST, ConfirmKind.OVERRIDE, ConfirmKind.END_GAME, ConfirmKind.NEW_GAME})
 _ERRORS: tuple[tuple[type[Exception], ErrorKind], ...] = (
     (NotInLineError, ErrorKind.NOT_IN_LINE),
     (GapError, ErrorKind.GAP),
@@ -160,7 +160,7 @@ class Table:
 
     def __init__(self, context: Context) -> None:
         self.context = context
-        self._cached: tuple[tuple[Command, ...], str, Game] | None = None
+        self._cached: tuple[tuple[Command, ...], tuple[str, int, tuple[str, ...]], Game] | None = None
 
     # --- the function -------------------------------------------------------------------
 
@@ -181,9 +181,19 @@ class Table:
         return step.finish()
 
     def step(self, state: TableState, event: Input) -> tuple[TableState, list[Effect]]:
-        """The state after ``event`` and what to do about it, in order."""
+        """The state after ``event`` and what to do about it, in order.
+
+        An engine refusal the controller did not foresee leaves the state as it was,
+        with the refusal on the display (and the cached game dropped).
+        """
         step = _Step(self, state.copy(), self.game(state))
-        step.handle(event)
+        try:
+            step.handle(event)
+        except ScoreboardError as e:
+            self._cached = None
+            step = _Step(self, state.copy(), self.game(state))
+            step.s.now = max(state.now, event.at)
+            step.error(ErrorKind.BAD_PLAY, str(e))
         return step.finish()
 
     def restore(
@@ -221,11 +231,11 @@ class Table:
         if not state.rules:
             return None
         cached = self._cached
-        if cached is not None and cached[0] is state.commands and cached[1] == state.rules:
+        if cached is not None and cached[0] is state.commands and cached[1] == _game_key(state):
             return cached[2]
         profile = self._profile_of(state.rules)
         game = Game.replay(profile, state.names, state.commands, first=state.first, rng=random.Random(0))
-        self._cached = (state.commands, state.rules, game)
+        self._cached = (state.commands, _game_key(state), game)
         return game
 
     def _profile_of(self, rules: str) -> RuleProfile:
@@ -233,7 +243,12 @@ class Table:
 
     def _keep(self, state: TableState, game: Game | None) -> None:
         if game is not None and state.rules:
-            self._cached = (state.commands, state.rules, game)
+            self._cached = (state.commands, _game_key(state), game)
+
+
+def _game_key(state: TableState) -> tuple[str, int, tuple[str, ...]]:
+    """What besides its commands makes a game (the empty tuple of commands is shared)."""
+    return (state.rules, state.first, state.names)
 
 
 class _Step:
@@ -247,7 +262,6 @@ class _Step:
         self.game = game
         self.records: list[Record] = []
         self.extra: list[Effect] = []
-        self.tainted = False
 
     # --- plumbing ------------------------------------------------------------------------
 
@@ -294,8 +308,7 @@ class _Step:
         if screen != s.shown:
             s.shown = screen
             effects.append(Show(screen))
-        if not self.tainted:
-            self.table._keep(s, self.game)
+        self.table._keep(s, self.game)
         return s, effects
 
     def commit(
@@ -313,7 +326,9 @@ class _Step:
         try:
             result = g.apply(command)
         except ScoreboardError:
-            self.tainted = True  # the engine refused; do not trust the cached game
+            # The engine refused, perhaps half-way: rebuild the game from the commands.
+            self.table._cached = None
+            self.game = self.table.game(self.s)
             raise
         s = self.s
         s.commands = (*s.commands, command)
@@ -324,6 +339,8 @@ class _Step:
             s.window = None
         if g.over and s.phase is Phase.PLAYING:
             self.game_over(journal)
+        elif journal and s.phase is Phase.OVER and isinstance(command, (AdjustScore, PenalizeTime)):
+            self.extra.append(GameOver(g.tally()))  # a correction after the end: the new tally
         return result
 
     def track(
@@ -338,16 +355,19 @@ class _Step:
         s = self.s
         if isinstance(command, Draw):
             self.set_rack(command.player, s.racks[command.player] | set(drawn))
+            s.to_return = s.to_return - set(drawn)
             lp = s.last_play
             if lp is not None and lp.player == command.player:
                 s.last_play = replace(lp, drawn=lp.drawn | set(drawn))
         elif isinstance(command, Play):
             tags = {Square.from_name(n): uid for n, uid in laid}
             s.board = {**s.board, **tags}
+            s.to_remove = s.to_remove - set(tags)
             self.set_rack(command.player, s.racks[command.player] - set(tags.values()))
             s.last_play = LastPlay(command.player, tags)
         elif isinstance(command, Exchange):
             self.set_rack(command.player, (s.racks[command.player] - set(returned)) | set(drawn))
+            s.to_return = s.to_return - set(drawn)
         elif isinstance(command, Challenge) and command.invalid_words or isinstance(command, UndoLastPlay):
             self.withdraw()
             if isinstance(command, UndoLastPlay):
@@ -373,6 +393,7 @@ class _Step:
         self.set_rack(lp.player, (s.racks[lp.player] - lp.drawn) | set(lp.laid.values()))
         s.to_remove = s.to_remove | set(lp.laid)
         s.to_return = s.to_return | lp.drawn
+        s.to_place = s.to_place - set(lp.laid)
 
     def reinstate(self) -> None:
         """A withdrawn play stands after all: its tiles on the board, its draws on the rack."""
@@ -382,6 +403,7 @@ class _Step:
         s.board = {**s.board, **lp.laid}
         self.set_rack(lp.player, (s.racks[lp.player] - set(lp.laid.values())) | lp.drawn)
         s.to_remove = s.to_remove - set(lp.laid)
+        s.to_place = s.to_place | set(lp.laid)
         s.to_return = s.to_return - lp.drawn
 
     # --- games ---------------------------------------------------------------------------
@@ -405,7 +427,10 @@ class _Step:
         s.stale = frozenset()
         s.draws = ("",) * seats
         s.rounds = ()
-        s.reading = s.confirming = s.picking = None
+        s.readings = ()
+        s.confirming = s.picking = None
+        s.challenges = ()
+        s.to_place = frozenset()
         s.menu = s.adjusting = s.request = None
         s.window = None
         s.clock = None
@@ -435,14 +460,17 @@ class _Step:
         s.phase = Phase.OVER
         self.sync_clock()
         c = s.clock
-        if c is not None and g.profile.clock_minutes and g.profile.overtime_penalty:
+        # (a restore takes the penalties from the journal, after this)
+        if journal and c is not None and g.profile.clock_minutes and g.profile.overtime_penalty:
             limit = g.profile.clock_minutes * 60.0
             for p in range(s.seats):
                 points = overtime_penalty(c.used[p] - limit, g.profile.overtime_penalty)
                 if points:
                     self.commit(PenalizeTime(p, points), journal=journal)
         s.window = None
-        s.reading = s.confirming = s.picking = s.request = s.adjusting = None
+        s.readings = ()
+        s.challenges = ()
+        s.confirming = s.picking = s.request = s.adjusting = None
         if journal:
             self.extra.append(GameOver(g.tally()))
 
@@ -451,6 +479,10 @@ class _Step:
     def handle(self, event: Input) -> None:
         s = self.s
         s.now = max(s.now, event.at)
+        if s.challenges and not isinstance(event, Tick) and not (
+            isinstance(event, ButtonEvent) and event.role is Role.CHALLENGE
+        ):
+            self.rule_challenges()  # anything else may close the window: rule first
         if isinstance(event, BoardRead):
             self.board_read(event)
         elif isinstance(event, ButtonEvent):
@@ -471,7 +503,7 @@ class _Step:
             s.away_since = (s.away_since if s.away_since is not None else s.now) if away else None
         if s.stopped and not was:
             s.stopped_since = s.now
-            s.reading = None
+            s.readings = ()  # judged on nothing while time stands still: press again
         elif was and not s.stopped:
             shift = s.now - (s.stopped_since if s.stopped_since is not None else s.now)
             s.stopped_since = None
@@ -479,19 +511,28 @@ class _Step:
                 s.window = replace(s.window, deadline=s.window.deadline + shift)
             if s.clock is not None:
                 s.clock = replace(s.clock, move_started=s.clock.move_started + shift)
+            if s.request is not None:
+                s.request = replace(s.request, until=s.request.until + shift)
+            s.notice_until += shift
+            s.last_play_until += shift
+            s.challenge_due += shift
 
     def tick(self) -> None:
         s, g = self.s, self.game
         now = s.now
-        if s.request is not None and now >= s.request.until:
-            s.request = None
         if s.stopped or g is None:
             return
-        r = s.reading
-        if r is not None and now >= r.deadline:
-            s.reading = None
+        if s.request is not None and now >= s.request.until:
+            s.request = None
+        late = [r for r in s.readings if now >= r.deadline]
+        if late:
+            s.readings = tuple(r for r in s.readings if r not in late)
             self.error(ErrorKind.READ_TIMEOUT)
-        if s.window is not None and now >= s.window.deadline and s.phase is Phase.PLAYING:
+        w = s.window
+        if s.challenges and (now >= s.challenge_due or (w is not None and now >= w.deadline)):
+            self.rule_challenges()  # pressed before the deadline: ruled before the window closes
+        w = s.window
+        if w is not None and now >= w.deadline and s.phase is Phase.PLAYING:
             self.commit(CloseWindow())
         self.move_limit()
 
@@ -504,11 +545,14 @@ class _Step:
         if s.now - c.move_started < limit:
             return
         if g.profile.move_limit_action is MoveLimitAction.PASS:
+            if not self.close_pending_window():
+                return
             try:
                 self.commit(Pass(g.turn))
             except ScoreboardError:
                 return  # a going-out play's window: the turn cannot pass now
-            s.confirming = s.picking = s.reading = None
+            s.confirming = s.picking = None
+            s.readings = ()
             self.error(ErrorKind.MOVE_TIME_UP, self.name(c.running))
         elif not c.warned:
             s.clock = replace(c, warned=True)
@@ -519,12 +563,13 @@ class _Step:
     def board_read(self, event: BoardRead) -> None:
         s = self.s
         snap = event.snapshot
+        was_settled = s.settled
         s.observed = snap
         s.settled = event.settled
         s.duplicates = tuple((uid, tuple(loc.name() for loc in locs)) for uid, locs in event.duplicates)
         if event.settled:
             runs = s.runs
-            if runs and runs[-1].snapshot == snap and s.settled:
+            if runs and runs[-1].snapshot == snap and was_settled:
                 runs = (*runs[:-1], replace(runs[-1], last=event.at))
             else:
                 runs = (*runs, SettledRun(event.at, event.at, snap))
@@ -543,14 +588,21 @@ class _Step:
         if s.phase is not Phase.PLAYING or self.game is None:
             return
         s.to_return = frozenset(uid for uid in s.to_return if snap.locations_of(uid))
+        cells = snap.cells()
+        s.to_place = frozenset(sq for sq in s.to_place if cells.get(sq) != s.board.get(sq))
         self.take_draws(snap)
         self.next_player_lays(snap)
-        if s.confirming is not None and set(snap.cells()) - set(s.board):
-            s.confirming = None  # tiles laid after all: Done judges them
-        r = s.reading
-        if r is not None and event.settled and event.at >= r.pressed:
-            s.reading = None
-            self.judge(r, snap)
+        c = s.confirming
+        if c is not None and (set(cells) - set(s.board) or set(snap.rack(c.seat).values()) != c.rack):
+            s.confirming = None  # tiles laid or the rack changed after all: Done judges again
+        p = s.picking
+        if p is not None and {sq: uid for sq, uid in cells.items() if sq not in s.board} != dict(p.laid):
+            s.picking = None  # the tiles the letters were for moved: Done judges again
+        if event.settled:
+            due = [r for r in s.readings if event.at >= r.pressed]
+            s.readings = tuple(r for r in s.readings if r not in due)
+            for r in due:
+                self.judge(r, snap)
 
     def draw_first(self, snap: BoardSnapshot) -> None:
         """Each contender puts one tile on the rack; nearest to A (a blank beats all) begins."""
@@ -616,13 +668,14 @@ class _Step:
     # --- judging a Done ----------------------------------------------------------------
 
     def done(self, seat: int, pressed: float, long: bool) -> None:
+        """Judge a Done on the first settled read at or after ``pressed`` (now or later)."""
         s = self.s
-        s.reading = Reading(seat, pressed, pressed + self.settings.read_timeout_s, long)
+        reading = Reading(seat, pressed, s.now + self.settings.read_timeout_s, long)
         for run in s.runs:
             if run.last >= pressed:
-                s.reading = None
-                self.judge(Reading(seat, pressed, 0.0, long), run.snapshot)
+                self.judge(reading, run.snapshot)
                 return
+        s.readings = (*(r for r in s.readings if r.seat != seat), reading)
 
     def judge(self, r: Reading, snap: BoardSnapshot) -> None:
         s, g = self.s, self.game
@@ -630,7 +683,7 @@ class _Step:
         seat = r.seat
         if g.over:
             return
-        if s.to_remove or s.to_return:
+        if s.to_remove or s.to_return or s.to_place:
             return  # the board must be put right first; the screen says how
         if s.duplicates:
             self.error(ErrorKind.DUPLICATE_TILE, " ".join(s.duplicates[0][1]))
@@ -728,6 +781,14 @@ class _Step:
         letters = tuple(ch for ch in g.tile_set.letters if ch != BLANK and (not fitting or ch in fitting))
         s.picking = replace(pick, candidates=letters, selected=0)
 
+    def close_pending_window(self) -> bool:
+        """The next move makes the pending play final; False when that ended the game."""
+        g = self.game
+        assert g is not None
+        if g.window_open:
+            self.commit(CloseWindow())
+        return not g.over
+
     def play(self, seat: int, laid: tuple[tuple[Square, bytes], ...], placement: Placement) -> None:
         s, g = self.s, self.game
         assert g is not None
@@ -735,6 +796,8 @@ class _Step:
             g.check_play(seat, placement)
         except ScoreboardError as e:
             self.engine_error(e)
+            return
+        if not self.close_pending_window():
             return
         self.commit(Play(seat, placement), laid=tuple((sq.name(), uid) for sq, uid in laid))
         s.last_play_until = s.now + self.settings.last_play_s
@@ -755,16 +818,17 @@ class _Step:
         committed = set(s.board.values()).union(*s.racks)
         returned = tuple(sorted(s.racks[seat] - on_rack))
         drawn = tuple(uid for _, uid in sorted(snap.rack(seat).items()) if uid not in committed and uid not in s.to_return)
-        if returned and drawn:
-            if len(returned) != len(drawn):
-                self.error(ErrorKind.BAD_PLAY, f"{len(returned)} out, {len(drawn)} in")
+        rack = frozenset(on_rack)
+        if returned or drawn:
+            if len(returned) != len(drawn):  # an exchange half done, or tiles in a hand
+                self.error(ErrorKind.BAD_PLAY, f"rack: {len(returned)} out, {len(drawn)} in")
                 return
             if len(g.bag) < g.profile.exchange_min_bag:
                 self.error(ErrorKind.EXCHANGE_NOT_ALLOWED, str(len(g.bag)))
                 return
-            s.confirming = Confirming(ConfirmKind.EXCHANGE, seat, returned, drawn)
+            s.confirming = Confirming(ConfirmKind.EXCHANGE, seat, returned, drawn, rack)
         else:
-            s.confirming = Confirming(ConfirmKind.PASS, seat)
+            s.confirming = Confirming(ConfirmKind.PASS, seat, rack=rack)
         if long:
             self.confirm()
 
@@ -774,6 +838,8 @@ class _Step:
         assert g is not None and c is not None
         s.confirming = None
         tiles = self.lookup()
+        if not self.close_pending_window():
+            return
         try:
             if c.kind is ConfirmKind.PASS:
                 self.commit(Pass(c.seat))
@@ -798,18 +864,35 @@ class _Step:
                 return None
         return None
 
-    def challenge(self, seat: int) -> None:
+    def challenge(self, seat: int, pressed: float) -> None:
+        """A Challenge pressed at ``pressed``: ruled a moment later, the first pressed counting.
+
+        A press is reported when it is released; another seat's press begun earlier may
+        still be held. The ruling waits :data:`CHALLENGE_GRACE_S` (or until anything else
+        happens) and goes to the challenge pressed first.
+        """
         s, g = self.s, self.game
         assert g is not None
         w = s.window
-        if w is None or not g.window_open:
-            if self.last_ruling() is None:
+        if w is None or not g.window_open or pressed >= w.deadline:
+            if self.last_ruling() is None and not s.challenges:
                 self.error(ErrorKind.TOO_LATE)
-            return  # a second challenge of the same play: the first counted
-        if seat == w.player:
+            return  # (a second challenge of a play already ruled on: the first counted)
+        if seat == w.player or any(c == seat for _, c in s.challenges):
             return
-        ruling = g.rule(seat, self.lexicon())
-        result = self.commit(ruling)
+        if not s.challenges:
+            s.challenge_due = s.now + CHALLENGE_GRACE_S
+        s.challenges = (*s.challenges, (pressed, seat))
+
+    def rule_challenges(self) -> None:
+        """Rule on the challenge pressed first of those waiting."""
+        s, g = self.s, self.game
+        assert g is not None
+        waiting, s.challenges = s.challenges, ()
+        if not waiting or not g.window_open:
+            return
+        _, seat = min(waiting)
+        result = self.commit(g.rule(seat, self.lexicon()))
         assert isinstance(result, ChallengeResult)
         self.show_ruling(result)
 
@@ -836,19 +919,21 @@ class _Step:
             self.error(ErrorKind.TOO_LATE)
             return
         lang = g.tile_set.language
-        if ruling.invalid_words:
+        accept = bool(ruling.invalid_words)
+        if accept:
             words: tuple[str, ...] = ()
-            s.accepted = s.accepted | set(ruling.invalid_words)
-            s.rejected = s.rejected - set(ruling.invalid_words)
-            self.extra += [HouseWord(lang, w, True) for w in ruling.invalid_words]
-        else:
+            house = set(ruling.invalid_words)
+        else:  # the main word is the one the table disputes
             play = next(e for e in reversed(g.events) if isinstance(e, PlayMade))
             words = (play.words[0].text,)
-            s.rejected = s.rejected | set(words)
-            s.accepted = s.accepted - set(words)
-            self.extra += [HouseWord(lang, w, False) for w in words]
+            house = set(words)
         result = self.commit(OverrideRuling(words))
         assert isinstance(result, ChallengeResult)
+        if accept:
+            s.accepted, s.rejected = s.accepted | house, s.rejected - house
+        else:
+            s.rejected, s.accepted = s.rejected | house, s.accepted - house
+        self.extra += [HouseWord(lang, w, accept) for w in sorted(house)]
         self.show_ruling(result)
 
     def unseen(self, seat: int) -> None:
@@ -908,11 +993,11 @@ class _Step:
             if self.last_ruling() is not None and self.game.profile.overrides_allowed:
                 self.ask(ConfirmKind.OVERRIDE, seat)
             elif s.window is not None:
-                self.challenge(seat)
+                self.challenge(seat, e.at)
             else:
                 self.unseen(seat)
         else:
-            self.challenge(seat)
+            self.challenge(seat, e.at)
 
     def menu_button(self, long: bool) -> None:
         s = self.s
@@ -1011,10 +1096,11 @@ class _Step:
         a = s.adjusting
         assert a is not None
         step = 10 if long else 1
+        # the seat that sets the points asks; another seat must confirm
         if role is Role.DONE:
-            s.adjusting = replace(a, points=a.points + step)
+            s.adjusting = replace(a, by=seat, points=a.points + step)
         else:
-            s.adjusting = replace(a, points=a.points - step)
+            s.adjusting = replace(a, by=seat, points=a.points - step)
 
     def pick_button(self, role: Role, long: bool) -> None:
         s = self.s
@@ -1085,8 +1171,8 @@ class _Step:
         if s.confirming is not None:
             c = s.confirming
             return ConfirmScreen(c.kind, count=len(c.returned), player=self.name(c.seat))
-        if s.reading is not None:
-            return ReadingScreen(self.name(s.reading.seat))
+        if s.readings:
+            return ReadingScreen(self.name(s.readings[0].seat))
         if s.notice is not None and now < s.notice_until:
             return s.notice
         if s.to_remove:
