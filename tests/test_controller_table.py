@@ -355,3 +355,27 @@ def test_tick_updates_the_countdown() -> None:
     r.tick(4.5)
     r.feed(Tick(r.now + 1))
     assert isinstance(r.screen, ChallengeWindowScreen)
+
+
+def test_an_overridden_withdrawal_asks_for_the_tiles_back_on_the_board() -> None:
+    r = started(words=("BOHNE",))  # HAUS is missing from this lexicon
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.done(1)
+    r.challenge(2)
+    r.tick(6)
+    r.take_back(0, "H8 H9 H10 H11")  # Anna takes the play back, as the ruling said
+    r.challenge(1, long=True)
+    r.done(2, long=True)  # Ben agrees that HAUS stands
+    assert r.game.scores() == [10, -5]
+    r.tick(6)
+    assert r.screen == ErrorScreen(ErrorKind.TILE_MOVED, "H8 H9 H10 H11")
+    r.lay(1, "I8:B")
+    r.done(2)  # refused until the board is right
+    assert not any(isinstance(c, Play) and c.player == 1 for c in commands(r))
+    r.take_back(1, "I8")
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    assert isinstance(r.screen, ScoresScreen)  # the board is right again
+    r.draw(0, "IRDE")
+    r.lay(1, "F8:B G8:O I8:N J8:E")
+    r.done(2)
+    assert isinstance(commands(r)[-1], Play)

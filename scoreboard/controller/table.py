@@ -1177,6 +1177,8 @@ class _Step:
             return s.notice
         if s.to_remove:
             return ErrorScreen(ErrorKind.REMOVE_TILES, " ".join(sq.name() for sq in sorted(s.to_remove)))
+        if s.to_place:  # an overridden ruling: the play stands, its tiles go back on the board
+            return ErrorScreen(ErrorKind.TILE_MOVED, " ".join(sq.name() for sq in sorted(s.to_place)))
         if s.phase is Phase.DRAW_FIRST:
             return DrawForFirstScreen(s.names, s.draws, None, s.contenders if len(s.rounds) else ())
         if s.phase is Phase.RETURN_FIRST:
