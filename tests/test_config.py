@@ -551,3 +551,15 @@ def test_display_settings_that_do_not_fit_together() -> None:
         load_config(overrides=["display.mux_address=0x3c", "display.seat_channels=[0, 1]"])
     config = load_config(overrides=["display.mux_address=0x70", "display.seat_channels=[0, 3]"])
     assert config.display.seat_channels == (0, 3) or list(config.display.seat_channels) == [0, 3]
+
+
+def test_the_example_file_documents_every_key_and_is_up_to_date() -> None:
+    """scoreboard.example.toml is `scoreboard config --defaults`; regenerate it when keys change."""
+    from pathlib import Path
+
+    from scoreboard.config import OPTIONS, default_toml
+
+    example = (Path(__file__).resolve().parent.parent / "scoreboard.example.toml").read_text(encoding="utf-8")
+    assert example == default_toml(), "run: scoreboard config --defaults > scoreboard.example.toml"
+    for option in OPTIONS:
+        assert option.key.split(".")[1] + " =" in example

@@ -379,3 +379,28 @@ def test_an_overridden_withdrawal_asks_for_the_tiles_back_on_the_board() -> None
     r.lay(1, "F8:B G8:O I8:N J8:E")
     r.done(2)
     assert isinstance(commands(r)[-1], Play)
+
+
+def test_after_a_restart_the_board_is_compared_with_the_restored_one() -> None:
+    r = with_haus()
+    r.tick(21)
+    r.draw(0, "IRDE")
+    fresh = rig("de", 2, words=("HAUS",))
+    fresh.state, _ = fresh.table.restore(r.journal, now=r.now, paused=False)
+    fresh.now = r.now
+    fresh.racks, fresh.cells, fresh.bag = r.racks, r.cells, r.bag
+    # while the service was down: a committed tile was knocked off, and a stray tile of
+    # Anna's (not the player at turn) landed on the board
+    fresh.cells.pop(Square.from_name("H11"))
+    fresh.lay(0, "I8:I")
+    assert fresh.state.to_place == {Square.from_name("H11")}
+    assert fresh.state.to_remove == {Square.from_name("I8")}
+    assert fresh.screen == ErrorScreen(ErrorKind.REMOVE_TILES, "I8")
+    fresh.take_back(0, "I8")
+    assert fresh.screen == ErrorScreen(ErrorKind.TILE_MOVED, "H11")
+    uid = next(u for u in r.state.board.values() if u not in fresh.cells.values())
+    fresh.cells[Square.from_name("H11")] = uid
+    fresh.read()
+    assert isinstance(fresh.screen, ScoresScreen)
+    fresh.lay(1, "F8:B G8:O I8:N J8:E")  # Ben's move in progress is his own: no error
+    assert fresh.state.to_remove == frozenset()

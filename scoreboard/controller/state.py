@@ -160,6 +160,7 @@ class TableState:
     last_play: LastPlay | None = None
     to_remove: frozenset[Square] = frozenset()  # squares that must be cleared
     to_place: frozenset[Square] = frozenset()  # squares whose committed tile must go back
+    check_board: bool = False  # restored: the first settled read is compared with the board
     to_return: frozenset[bytes] = frozenset()  # tags that must go back into the bag
     # what the board shows
     observed: BoardSnapshot = field(default_factory=BoardSnapshot)

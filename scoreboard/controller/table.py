@@ -217,6 +217,7 @@ class Table:
                 step.commit(record.command, record.laid, record.drawn, record.returned, journal=False)
             elif isinstance(record, ClockState) and step.s.clock is not None:
                 step.s.clock = replace(step.s.clock, used=record.used, running=None)
+        step.s.check_board = True
         if paused:
             step.s.paused_at = now
             step.s.stopped_since = now
@@ -589,6 +590,8 @@ class _Step:
             return
         s.to_return = frozenset(uid for uid in s.to_return if snap.locations_of(uid))
         cells = snap.cells()
+        if s.check_board and event.settled:
+            self.compare_restored(cells)
         s.to_place = frozenset(sq for sq in s.to_place if cells.get(sq) != s.board.get(sq))
         self.take_draws(snap)
         self.next_player_lays(snap)
@@ -603,6 +606,16 @@ class _Step:
             s.readings = tuple(r for r in s.readings if r not in due)
             for r in due:
                 self.judge(r, snap)
+
+    def compare_restored(self, cells: dict[Square, bytes]) -> None:
+        """After a restart: committed tiles that are not where they were go back; tiles
+        that are no committed tile and not the current player's go off the board."""
+        s, g = self.s, self.game
+        assert g is not None
+        s.check_board = False
+        s.to_place = frozenset(sq for sq, uid in s.board.items() if cells.get(sq) != uid)
+        mine = s.racks[g.turn]
+        s.to_remove = frozenset(sq for sq, uid in cells.items() if sq not in s.board and uid not in mine)
 
     def draw_first(self, snap: BoardSnapshot) -> None:
         """Each contender puts one tile on the rack; nearest to A (a blank beats all) begins."""
