@@ -1,0 +1,77 @@
+"""``scoreboard run``: its arguments, sd_notify, SIGTERM, and the simulated real-time mode."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from scoreboard.cli import main
+from scoreboard.journal import Journal
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--virtual-clock"], "need --simulate"),
+        (["--script", "x.txt"], "need --simulate"),
+        (["--simulate", "--virtual-clock"], "needs --script"),
+    ],
+)
+def test_bad_combinations_exit_2_with_a_reason(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_bad_script_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "s.txt"
+    script.write_text("press 1 done\npress 9 done\n", encoding="utf-8")
+    code = main(["run", "--simulate", "--script", str(script), "--set", f"paths.state_dir={tmp_path / 'state'}"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "line 2" in err and "press 9 done" in err
+
+
+def test_the_service_says_ready_and_stops_cleanly_on_sigterm() -> None:
+    with tempfile.TemporaryDirectory(prefix="run-") as tmp:
+        folder = Path(tmp)
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(str(folder / "notify"))
+        notify.settimeout(60)
+        env = dict(os.environ, NOTIFY_SOCKET=str(folder / "notify"), SDL_VIDEODRIVER="dummy")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "scoreboard.run_cli", "--simulate", "--out", str(folder / "out"),
+             "--set", f"paths.state_dir={folder / 'state'}"],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        try:
+            message = notify.recv(4096).decode()
+            assert "READY=1" in message
+            time.sleep(1.0)  # a few real-time ticks with the simulated board
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+            notify.settimeout(0.5)
+            later = []
+            try:
+                while True:
+                    later.append(notify.recv(4096).decode())
+            except TimeoutError:
+                pass
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            notify.close()
+        assert proc.returncode == 0, err.decode()[-2000:]
+        assert any("STOPPING=1" in m for m in later)
+        with Journal.open(folder / "state") as journal:  # closed cleanly: nothing set aside
+            assert journal.recovered_from is None
+        assert list((folder / "out" / "screens").glob("*.png")), "the draw screen was shown"
