@@ -44,7 +44,7 @@ from engine.errors import ScoreboardError
 from engine.lexicon import Lexicon
 from engine.rules import RuleProfile, get_profile
 from engine.tiles import TileSet
-from scoreboard.config import Config, ConfigError, load_config, state_dir
+from scoreboard.config import Config, load_config, state_dir
 from scoreboard.controller import Context, Settings, Table, Tick
 from scoreboard.journal import Journal
 from scoreboard.lexicons import HouseList, open_lexicon
@@ -162,7 +162,7 @@ class Runner:
     inbox: queue.Queue[object]
     clock: Callable[[], float]
     notifier: ServiceNotifier = field(default_factory=ServiceNotifier)
-    sim: "SimControl | None" = None
+    sim: SimControl | None = None
     virtual: ManualClock | None = None
     pins: dict[ButtonId, Any] = field(default_factory=dict)
     tile_set: str = "german"
@@ -228,7 +228,7 @@ class Runner:
             self.service.handle(Tick(self.virtual()))
             self.notifier.ping_if_due(time.monotonic())
 
-    def barrier(self, reply: "Reply") -> None:
+    def barrier(self, reply: Reply) -> None:
         """Wait until the board reader has read every byte the board wrote (lockstep)."""
         if reply.pty is None:
             return  # unplugged: nothing to read
@@ -348,7 +348,7 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
     cleanups: list[Callable[[], None]] = []
     old_handlers: dict[int, Any] = {}
     simulator: subprocess.Popen[bytes] | None = None
-    sim: "SimControl | None" = None
+    sim: SimControl | None = None
     shown = None
     out: Path | None = None
     try:

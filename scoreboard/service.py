@@ -18,7 +18,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TextIO
 
-from drivers.board.link import BoardConnected, BoardEvent, ReaderFault, SnapshotReceived, UnsupportedBoard, VersionMismatch
+from drivers.board.link import (
+    BoardConnected,
+    BoardEvent,
+    ReaderFault,
+    SnapshotReceived,
+    UnsupportedBoard,
+    VersionMismatch,
+)
 from drivers.board.serial_link import BoardDisconnected, BoardReconnected
 from drivers.board.stabiliser import Stabiliser
 from drivers.display.oled import Display
@@ -42,7 +49,12 @@ from scoreboard.controller import (
 from scoreboard.controller.effects import Effect
 from scoreboard.journal import Journal, JournalWriteError
 from scoreboard.lexicons import HouseList
-from scoreboard.records_codec import decode_entry, decode_meta, encode_meta, encode_record
+from scoreboard.records_codec import (
+    decode_entry,
+    decode_meta,
+    encode_meta,
+    encode_record,
+)
 from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
 
 __all__ = ["SCRIPT_KIND", "Service"]

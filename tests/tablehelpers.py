@@ -33,7 +33,6 @@ from scoreboard.controller import (
     Settings,
     Show,
     Table,
-    TableState,
     Tick,
 )
 from scoreboard.screens.models import Screen

@@ -6,8 +6,9 @@ reads, button events and ticks, as on a real table.
 
 from __future__ import annotations
 
-from drivers.buttons.logic import Role
-from engine.events import Challenge, Draw, Exchange, Pass, Play, UndoLastPlay
+from tablehelpers import Rig, rig
+
+from engine.events import Challenge, Exchange, Pass, Play, UndoLastPlay
 from engine.game import Game, Termination
 from engine.rules import RuleProfile
 from scoreboard.controller import Committed, Phase, Started
@@ -23,8 +24,6 @@ from scoreboard.screens.models import (
     ScoresScreen,
     TallyScreen,
 )
-
-from tablehelpers import Rig, rig
 
 
 def commands(r: Rig) -> list[object]:
@@ -86,8 +85,7 @@ def test_german_four_players_challenges_exchange_and_undo() -> None:
     # the tile she drew meanwhile goes back into the bag
     r.lay(0, "G9:T G10:A G11:L")
     r.done(1)
-    if isinstance(r.screen, ErrorScreen):
-        raise AssertionError(r.screen)
+    assert not isinstance(r.screen, ErrorScreen), r.screen
     played = r.game.events[-1]
     r.draw(0, "Q")
     r.challenge(2)

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+from tablehelpers import Rig, rig
+
 from drivers.board.protocol import Loc
 from drivers.buttons.logic import ButtonEvent, Kind, Role
 from engine.board import Square
-from engine.events import AdjustScore, CloseWindow, OverrideRuling, Pass, PenalizeTime, Play
+from engine.events import (
+    AdjustScore,
+    CloseWindow,
+    OverrideRuling,
+    Pass,
+    PenalizeTime,
+    Play,
+)
 from engine.game import Termination
-from scoreboard.controller import BoardRead, ClockState, Committed, Phase, Settings, Tick
+from scoreboard.controller import (
+    Append,
+    BoardRead,
+    ClockState,
+    Committed,
+    Settings,
+    Tick,
+)
 from scoreboard.screens.models import (
     AdjustScreen,
     BlankPickerScreen,
@@ -26,8 +42,6 @@ from scoreboard.screens.models import (
     TallyScreen,
     UnseenScreen,
 )
-
-from tablehelpers import Rig, rig
 
 
 def commands(r: Rig) -> list[object]:
@@ -313,6 +327,7 @@ def test_restore_from_the_journal_resumes_paused() -> None:
     r.draw(0, "IRDE")
     fresh = rig("de", 2, words=("HAUS",))
     state, effects = fresh.table.restore(r.journal, now=1000.0)
+    assert not any(isinstance(e, Append) for e in effects)  # nothing journaled twice
     game = fresh.table.game(state)
     assert game is not None and game.scores() == r.game.scores() and game.window_open
     assert state.paused_at == 1000.0 and isinstance(state.shown, PausedScreen)

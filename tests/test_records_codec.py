@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from tablehelpers import rig
 
 from engine.rules import RuleProfile
 from scoreboard.codec import CodecError
 from scoreboard.controller import ClockState, Committed, Started
 from scoreboard.journal import COMMAND_KIND
-from scoreboard.records_codec import CLOCK_KIND, decode_entry, decode_meta, encode_meta, encode_record
-
-from tablehelpers import rig
+from scoreboard.records_codec import (
+    CLOCK_KIND,
+    decode_entry,
+    decode_meta,
+    encode_meta,
+    encode_record,
+)
 
 
 def played() -> list[object]:

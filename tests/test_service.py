@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from luma.core.device import dummy
+from tablehelpers import Rig, rig
 
 from drivers.board.link import BoardConnected
 from drivers.board.protocol import Hello
@@ -18,8 +19,6 @@ from scoreboard.journal import COMMAND_KIND, Journal, JournalWriteError
 from scoreboard.records_codec import decode_meta
 from scoreboard.screens.models import ErrorKind, ErrorScreen, PausedScreen
 from scoreboard.service import SCRIPT_KIND, Service
-
-from tablehelpers import Rig, rig
 
 
 class Clock:
