@@ -75,3 +75,19 @@ def test_the_service_says_ready_and_stops_cleanly_on_sigterm() -> None:
         with Journal.open(folder / "state") as journal:  # closed cleanly: nothing set aside
             assert journal.recovered_from is None
         assert list((folder / "out" / "screens").glob("*.png")), "the draw screen was shown"
+
+
+def test_the_window_display_shows_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--window: a pygame window (here SDL's dummy video driver, as on a PC without a screen)."""
+    pytest.importorskip("pygame")
+    from PIL import Image
+
+    from scoreboard.run_cli import pygame_display
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    display = pygame_display()
+    try:
+        assert display.show(Image.new("1", (128, 64), 1))
+        assert not display.show(Image.new("1", (128, 64), 1))  # the same frame is not pushed again
+    finally:
+        display.close()
