@@ -10,7 +10,14 @@ import platform
 import sys
 from collections.abc import Callable
 
-from . import engine_bench, lexicon_bench, link_bench, press_bench, scan_model
+from . import (
+    engine_bench,
+    lexicon_bench,
+    link_bench,
+    press_bench,
+    scan_model,
+    service_bench,
+)
 
 # (name, what it measures, runner) in the order they are printed.
 BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
@@ -19,6 +26,7 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
     ("link", "board link frames parsed and decoded per second, 5% corrupted", link_bench.run),
     ("press", "Done press to rendered frame (turn controller + render), with and without the journal's fsync", press_bench.run),
     ("scan", "board controller scan model: full sweep and latency next to tiles", scan_model.run),
+    ("service", "peak RSS of scoreboard run --simulate playing the demo game with PNG capture", service_bench.run),
 ]
 
 

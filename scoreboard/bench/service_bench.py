@@ -1,0 +1,136 @@
+"""The service's memory: peak RSS of ``scoreboard run --simulate`` playing the demo game.
+
+As the SIGKILL test does (``tests/test_crash_recovery.py``): the demo's German script
+(:func:`scoreboard.demo.demo_script`, Anna and Ben) is written to a file, the simulated
+board is started as its own process (lockstep, 2 racks of 7), then the service as a child
+process with ``--simulate --link --script --virtual-clock --out``: PNG capture of every
+frame and ``screens.gif`` at the end, no pygame window, a fresh journal. Its peak resident
+memory comes from ``os.wait4`` (``ru_maxrss``), so it covers the service alone: the board
+is not its child.
+
+The service is started by a small launcher (:data:`_LAUNCHER`, ``python -S``) that forks it,
+waits for it with ``os.wait4`` and prints the figures. Linux keeps the high-water RSS of the
+memory a process had before ``exec`` in its ``ru_maxrss``; a child spawned straight from
+this (large) process would report this process's peak, not its own.
+
+- ``service_rss_mib``: the service's peak RSS in MiB (``ru_maxrss`` is KiB on Linux).
+- ``service_game_s``: wall seconds from starting the service to its exit (the whole game).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import scoreboard
+from scoreboard.demo import demo_script
+from scoreboard.journal import Journal
+from scoreboard.lexicons import open_lexicon
+from scoreboard.sim_control import SimControl
+
+PLAYERS = ("Anna", "Ben")
+PATIENCE_S = 180.0  # real seconds for the whole game
+HERE = Path(scoreboard.__file__).resolve().parent.parent  # where ``python -m scoreboard...`` resolves
+
+
+class BenchError(RuntimeError):
+    """The service did not play the game to its end."""
+
+
+# argv: python -S -c LAUNCHER PYTHON ARGS...; forks PYTHON ARGS (stdout to /dev/null), waits with
+# os.wait4 and prints one JSON line: exit code, ru_maxrss (KiB on Linux), wall seconds.
+_LAUNCHER = r"""
+import json, os, sys, time
+started = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.execv(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+elapsed = time.monotonic() - started
+print(json.dumps({"code": os.waitstatus_to_exitcode(status), "max_rss_kib": usage.ru_maxrss, "seconds": elapsed}))
+"""
+
+
+def _start_board(link: Path) -> subprocess.Popen[bytes]:
+    board = subprocess.Popen(
+        [sys.executable, "-m", "scoreboard.simulator", "--link", str(link), "--control", f"{link}.control",
+         "--lockstep", "--racks", str(len(PLAYERS)), "--slots", "7"],
+        cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    SimControl.connect(f"{link}.control", timeout=30).close()
+    return board
+
+
+def _play(folder: Path, link: Path, script: Path, patience: float) -> dict[str, Any]:
+    """Run the service through the launcher; its figures (exit code, ru_maxrss, seconds)."""
+    service = [
+        sys.executable, "-m", "scoreboard.run_cli", "--simulate", "--link", str(link),
+        "--script", str(script), "--virtual-clock", "--out", str(folder / "out"),
+        "--set", f"paths.state_dir={folder / 'state'}", "--set", "game.rules=de",
+        "--set", f'game.players=["{PLAYERS[0]}", "{PLAYERS[1]}"]', "--set", "ui.language=de",
+    ]
+    launcher = subprocess.Popen(
+        [sys.executable, "-S", "-c", _LAUNCHER, *service],
+        cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True,  # the launcher and the service: one process group to kill
+    )
+    try:
+        out, err = launcher.communicate(timeout=patience)
+    except subprocess.TimeoutExpired:
+        os.killpg(launcher.pid, signal.SIGKILL)
+        launcher.communicate()
+        raise BenchError(f"the service did not finish the game in {patience:.0f} s") from None
+    lines = out.decode("utf-8", "replace").splitlines()
+    if launcher.returncode != 0 or not lines:
+        raise BenchError(f"the launcher failed ({launcher.returncode}): {err.decode('utf-8', 'replace')[-2000:]}")
+    figures: dict[str, Any] = json.loads(lines[-1])
+    if figures["code"] != 0:
+        tail = "\n".join(err.decode("utf-8", "replace").splitlines()[-10:])
+        raise BenchError(f"the service exited with {figures['code']}:\n{tail}")
+    return figures
+
+
+def run(patience: float = PATIENCE_S) -> dict[str, float]:
+    """Play the demo game once through the service; its peak RSS and wall time."""
+    script_text, _ = demo_script("de", list(PLAYERS), open_lexicon("de"))
+    folder = Path(tempfile.mkdtemp(prefix="svc-"))  # short: unix socket paths are <= 107 bytes
+    try:
+        script = folder / "script.txt"
+        script.write_text(script_text, encoding="utf-8")
+        link = folder / "board"
+        board = _start_board(link)
+        try:
+            figures = _play(folder, link, script, patience)
+        finally:
+            board.terminate()
+            try:
+                board.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                board.kill()
+                board.wait()
+        if not any((folder / "out" / "screens").glob("*.png")):
+            raise BenchError("the service captured no frames")
+        with Journal.open(folder / "state") as journal:
+            game = journal.latest()
+            if game is None or not game.finished:
+                raise BenchError("the service stopped before the game ended")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"service_rss_mib": figures["max_rss_kib"] / 1024, "service_game_s": float(figures["seconds"])}
+
+
+if __name__ == "__main__":
+    for key, value in run().items():
+        print(f"{key:24s} {value:12.2f}")
