@@ -212,11 +212,11 @@ class Runner:
     def advance_to(self, t: float) -> None:
         """Let time pass until ``t``: in real time, or the board and clock in lockstep."""
         if self.virtual is None:
-            while not self.stop.is_set() and self.clock() < t:
+            while not self.stop.is_set() and not self.service.power_off and self.clock() < t:
                 self.loop_once(min(0.05, t - self.clock()))
             return
         assert self.sim is not None
-        while not self.stop.is_set() and self.virtual() < t - 1e-9:
+        while not self.stop.is_set() and not self.service.power_off and self.virtual() < t - 1e-9:
             dt = min(QUANTUM_S, t - self.virtual())
             reply = self.sim.advance(dt)
             self.virtual.advance(dt)
@@ -347,6 +347,7 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
     stop = threading.Event()
     cleanups: list[Callable[[], None]] = []
     old_handlers: dict[int, Any] = {}
+    powering_off = False
     simulator: subprocess.Popen[bytes] | None = None
     sim: SimControl | None = None
     shown = None
@@ -432,8 +433,9 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
         else:
             runner.advance_to(float("inf"))
         notifier.stopping()
-        if service.state is not None and service.game_id is not None:
-            notifier.status(f"stopped; game {service.game_id}")
+        if service.power_off:
+            notifier.status("shut down from the menu")
+            powering_off = not args.simulate
         return 0
     finally:
         for signum, handler in old_handlers.items():
@@ -455,6 +457,24 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
             shown.close()
         if out is not None:
             write_gif(out / "screens", out / "screens.gif")
+        if powering_off:
+            power_off()
+
+
+def power_off(command: Sequence[str] = ("systemctl", "poweroff")) -> bool:
+    """Switch the Pi off (Shut down in the menu), after the journal and devices are closed.
+
+    The service's user needs the right (systemd/50-scoreboard-poweroff.rules, a polkit
+    rule that install.sh puts in place); without it the service just stops.
+    """
+    try:
+        done = subprocess.run(list(command), check=False, timeout=30, capture_output=True)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        log.error("cannot switch off: %s", e)
+        return False
+    if done.returncode:
+        log.error("cannot switch off: %s", done.stderr.decode(errors="replace").strip())
+    return done.returncode == 0
 
 
 def _resumed_time(service: Service) -> float:

@@ -17,7 +17,9 @@
 #   5. the state directory /var/lib/scoreboard, owned by the user, so `scoreboard enroll`
 #      can run before the service has ever started
 #   6. the unit /etc/systemd/system/scoreboard.service, the udev rule
-#      /etc/udev/rules.d/99-scoreboard-board.rules and /opt/scoreboard/README.systemd.md
+#      /etc/udev/rules.d/99-scoreboard-board.rules, the polkit rule letting the service
+#      switch the Pi off (/etc/polkit-1/rules.d/50-scoreboard-poweroff.rules) and
+#      /opt/scoreboard/README.systemd.md
 #   7. systemctl daemon-reload; udevadm control --reload and trigger (a board plugged in now
 #      gets its name); systemctl enable; systemctl try-restart (only if it was running,
 #      so an upgrade takes effect)
@@ -32,6 +34,7 @@ CONFIG=/etc/scoreboard/scoreboard.toml
 STATE_DIR=/var/lib/scoreboard
 UNIT_DST=/etc/systemd/system/scoreboard.service
 RULES_DST=/etc/udev/rules.d/99-scoreboard-board.rules
+POLKIT_DST=/etc/polkit-1/rules.d/50-scoreboard-poweroff.rules
 DOC_DST=$PREFIX/README.systemd.md
 SERVICE_USER=scoreboard
 DEVICE_GROUPS=(gpio i2c dialout) # not GROUPS: bash reserves that name
@@ -194,6 +197,7 @@ fi
 run install -d -o "$SERVICE_USER" -g "$SERVICE_USER" -m 0755 "$STATE_DIR"
 install_file "$repo/systemd/scoreboard.service" "$UNIT_DST" 0644
 install_file "$repo/systemd/99-scoreboard-board.rules" "$RULES_DST" 0644
+install_file "$repo/systemd/50-scoreboard-poweroff.rules" "$POLKIT_DST" 0644
 install_file "$repo/systemd/README.md" "$DOC_DST" 0644
 
 # --- 7: tell systemd and udev, enable ----------------------------------------------------

@@ -419,3 +419,13 @@ def test_after_a_restart_the_board_is_compared_with_the_restored_one() -> None:
     assert isinstance(fresh.screen, ScoresScreen)
     fresh.lay(1, "F8:B G8:O I8:N J8:E")  # Ben's move in progress is his own: no error
     assert fresh.state.to_remove == frozenset()
+
+
+def test_shut_down_from_the_menu_pauses_and_asks_to_power_off() -> None:
+    r = with_haus()
+    r.menu()
+    for _ in range(list(MenuItem).index(MenuItem.SHUT_DOWN)):
+        r.menu()
+    assert not r.powered_off()
+    r.done(2)
+    assert r.powered_off() and r.state.paused_at is not None

@@ -91,3 +91,12 @@ def test_the_window_display_shows_frames(monkeypatch: pytest.MonkeyPatch) -> Non
         assert not display.show(Image.new("1", (128, 64), 1))  # the same frame is not pushed again
     finally:
         display.close()
+
+
+def test_power_off_runs_the_command_and_says_when_it_cannot(caplog: pytest.LogCaptureFixture) -> None:
+    from scoreboard.run_cli import power_off
+
+    assert power_off(["true"])
+    assert not power_off(["false"])
+    assert not power_off(["/nonexistent/poweroff"])
+    assert "cannot switch off" in caplog.text
