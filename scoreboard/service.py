@@ -26,6 +26,7 @@ from drivers.board.link import (
     UnsupportedBoard,
     VersionMismatch,
 )
+from drivers.board.protocol import FaultCode
 from drivers.board.serial_link import BoardDisconnected, BoardReconnected
 from drivers.board.stabiliser import Stabiliser
 from drivers.display.oled import Display
@@ -40,6 +41,7 @@ from scoreboard.controller import (
     HouseWord,
     Input,
     PowerOff,
+    ReaderState,
     Record,
     Show,
     Started,
@@ -158,7 +160,9 @@ class Service:
         elif isinstance(event, (VersionMismatch, UnsupportedBoard)):
             self.handle(BoardAway(str(event), event.at))
         elif isinstance(event, ReaderFault):
-            log.warning("board reader %s: %s", event.reader, event.code)
+            working = event.code is FaultCode.RECOVERED
+            log.warning("board reader %s: %r", event.reader, event.code)
+            self.handle(ReaderState(event.reader, working, tuple(loc.name() for loc in event.locs), event.at))
         elif isinstance(event, BoardReconnected):
             log.info("board port open at %s", event.device)
 

@@ -114,6 +114,7 @@ SCREENS: dict[str, Screen] = {
             (ErrorKind.MOVE_TIME_UP, "Anna"),
             (ErrorKind.JOURNAL_FAILED, "disk full"),
             (ErrorKind.BAD_PLAY, "a blank on the board was replaced by another tile on the rack"),
+            (ErrorKind.READER_FAULT, "H11-O11"),
         )
     },
     "error-bad-play-short": ErrorScreen(ErrorKind.BAD_PLAY, "no tiles placed"),

@@ -4,7 +4,7 @@
 """
 
 from .effects import Append, Effect, GameOver, HouseWord, PowerOff, Show
-from .inputs import BoardAway, BoardBack, BoardRead, Input, Tick
+from .inputs import BoardAway, BoardBack, BoardRead, Input, ReaderState, Tick
 from .records import ClockState, Committed, Record, Started
 from .state import Phase, TableState
 from .table import Context, Settings, Table, TileLookup
@@ -23,6 +23,7 @@ __all__ = [
     "Input",
     "Phase",
     "PowerOff",
+    "ReaderState",
     "Record",
     "Settings",
     "Show",

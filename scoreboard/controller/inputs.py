@@ -14,7 +14,7 @@ from drivers.board.protocol import Loc
 from drivers.board.snapshot import BoardSnapshot
 from drivers.buttons.logic import ButtonEvent
 
-__all__ = ["BoardAway", "BoardBack", "BoardRead", "Input", "Tick"]
+__all__ = ["BoardAway", "BoardBack", "BoardRead", "Input", "ReaderState", "Tick"]
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,24 @@ class BoardBack:
 
 
 @dataclass(frozen=True)
+class ReaderState:
+    """Board reader ``reader`` stopped answering (``working`` False) or works again.
+
+    ``locs``: the cells and rack slots it reads (names: ``H8``, ``rack 1 slot 3``).
+    """
+
+    reader: int
+    working: bool
+    locs: tuple[str, ...]
+    at: float
+
+
+@dataclass(frozen=True)
 class Tick:
     """Time passed (the service sends one a few times a second)."""
 
     at: float
 
 
-Input: TypeAlias = BoardRead | BoardAway | BoardBack | Tick | ButtonEvent
+Input: TypeAlias = BoardRead | BoardAway | BoardBack | ReaderState | Tick | ButtonEvent
 """Anything the controller's queue holds."""

@@ -167,6 +167,7 @@ class TableState:
     runs: tuple[SettledRun, ...] = ()
     settled: bool = False
     duplicates: tuple[tuple[bytes, tuple[str, ...]], ...] = ()
+    dead_readers: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (reader, what it reads)
     # the draw for the first player
     contenders: tuple[int, ...] = ()
     stale: frozenset[bytes] = frozenset()  # tags drawn in an earlier, tied round

@@ -85,7 +85,7 @@ from scoreboard.screens.models import (
 )
 
 from .effects import Append, Effect, GameOver, HouseWord, PowerOff, Show
-from .inputs import BoardAway, BoardBack, BoardRead, Input, Tick
+from .inputs import BoardAway, BoardBack, BoardRead, Input, ReaderState, Tick
 from .records import ClockState, Committed, Record, Started
 from .state import (
     Adjusting,
@@ -492,7 +492,20 @@ class _Step:
             self.set_stopped(away=True)
         elif isinstance(event, BoardBack):
             self.set_stopped(away=False)
+        elif isinstance(event, ReaderState):
+            self.reader_state(event)
         self.tick()
+
+    def reader_state(self, event: ReaderState) -> None:
+        """A reader failed or works again; while one is dead no Done is judged."""
+        s = self.s
+        others = tuple((r, locs) for r, locs in s.dead_readers if r != event.reader)
+        if event.working:
+            s.dead_readers = others
+        else:
+            if len(others) == len(s.dead_readers):  # newly dead: say so at once
+                self.error(ErrorKind.READER_FAULT, _cells_text(event.locs))
+            s.dead_readers = (*others, (event.reader, event.locs))
 
     def set_stopped(self, *, paused: bool | None = None, away: bool | None = None) -> None:
         """Pause or resume; the window, the move timer and requests move on by the stop."""
@@ -700,6 +713,9 @@ class _Step:
             return  # the board must be put right first; the screen says how
         if s.duplicates:
             self.error(ErrorKind.DUPLICATE_TILE, " ".join(s.duplicates[0][1]))
+            return
+        if s.dead_readers:  # the board would be judged without what lies on those cells
+            self.error(ErrorKind.READER_FAULT, _cells_text(s.dead_readers[0][1]))
             return
         w = s.window
         if w is not None and w.going_out and seat != w.player:
@@ -1256,3 +1272,21 @@ def _detail(kind: ErrorKind, e: Exception, step: _Step) -> str:
         return str(len(step.game.bag))
     squares = re.findall(r"\b([A-O](?:1[0-5]|[1-9]))\b", str(e))
     return " ".join(dict.fromkeys(squares))
+
+
+def _cells_text(locs: tuple[str, ...]) -> str:
+    """Locations for a 21-character display line: ``A11-O11``, ``H8 H9``, ``rack 2``."""
+    squares = []
+    racks = []
+    for name in locs:
+        try:
+            squares.append(Square.from_name(name))
+        except ValueError:
+            racks.append(name.split(" slot")[0])
+    parts = []
+    if squares:
+        squares.sort()
+        names = [sq.name() for sq in squares]
+        parts.append(" ".join(names) if len(names) <= 3 else f"{names[0]}-{names[-1]}")
+    parts += sorted(set(racks))
+    return " ".join(parts)

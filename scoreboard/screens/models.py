@@ -131,7 +131,8 @@ class ErrorKind(enum.Enum):
     DUPLICATE_TILE = "duplicate-tile"  # one tile read in two places; detail: the places
     MOVE_TIME_UP = "move-time-up"  # the time for a move ran out; detail: player name
     JOURNAL_FAILED = "journal-failed"  # game record not saved, move not accepted; detail: why
-    BAD_PLAY = "bad-play"  # any other invalid play; detail: the engine's reason, wrapped
+    BAD_PLAY = "bad-play"
+    READER_FAULT = "reader-fault"  # a board reader does not answer: its cells cannot be read  # any other invalid play; detail: the engine's reason, wrapped
 
 
 @dataclass(frozen=True)

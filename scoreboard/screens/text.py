@@ -216,6 +216,15 @@ TEXT: dict[str, dict[Lang, str]] = {
                 {"de": "Ungültiger Zug", "fr": "Coup non valable", "en": "Invalid play"},
                 {"de": "Zug nicht möglich:", "fr": "Coup impossible :", "en": "Play not allowed:"},
             ),
+            (
+                ErrorKind.READER_FAULT,
+                {"de": "Lesefehler", "fr": "Lecteur en panne", "en": "Reader fault"},
+                {
+                    "de": "Das Brett kann hier nicht lesen; Zug wartet.",
+                    "fr": "Le plateau ne lit pas ici ; le coup attend.",
+                    "en": "The board cannot read here; the move waits.",
+                },
+            ),
         )
         for part, entry in (("title", title), ("body", body))
     },
