@@ -16,6 +16,8 @@ it; one command a line, ``#`` starts a comment::
     garbage 20                        # 20 random bytes on the link
     corrupt 1                         # the next frame goes out with a wrong CRC
     drop 1                            # the next frame is not sent
+    duplicate 2                       # the next 2 frames are each sent twice
+    reorder 1                         # the next 2 frames go out swapped (N: pairs)
     unplug 2.0                        # cable out for 2 s, then a new pty (board powered)
     unplug 2.0 reboot                 # the same, the controller restarting (USB powered)
     reboot                            # the controller restarts (HELLO with seq 0)
@@ -164,7 +166,8 @@ class Step:
 # action -> (minimum, maximum) number of arguments
 _ARITY = {
     "place": (2, 2), "remove": (1, 1), "move": (2, 2), "slide": (2, 3), "flicker": (2, 2),
-    "junk": (2, 2), "garbage": (1, 1), "corrupt": (1, 1), "drop": (1, 1), "unplug": (1, 2),
+    "junk": (2, 2), "garbage": (1, 1), "corrupt": (1, 1), "drop": (1, 1), "duplicate": (1, 1),
+    "reorder": (1, 1), "unplug": (1, 2),
     "reboot": (0, 0), "fault": (2, 3), "recover": (2, 2), "exit": (0, 0),
 }
 
@@ -197,7 +200,7 @@ def _check(action: str, args: Sequence[str]) -> None:
             p = float(args[1])
             if not 0 <= p <= 1:
                 raise ValueError(f"a probability from 0 to 1, not {args[1]!r}")
-    elif action in ("garbage", "corrupt", "drop"):
+    elif action in ("garbage", "corrupt", "drop", "duplicate", "reorder"):
         if int(args[0]) < 0:
             raise ValueError(f"a count of 0 or more, not {args[0]!r}")
     elif action == "unplug":
@@ -279,11 +282,16 @@ class SimulatedBoard:
         self.frames_sent = 0
         self.frames_dropped = 0
         self.frames_corrupted = 0
+        self.frames_duplicated = 0
+        self.frames_reordered = 0  # pairs sent swapped
         self.bytes_dropped = 0
         self.replugs = 0
         self._out = bytearray()
         self._corrupt = 0
         self._drop = 0
+        self._duplicate = 0
+        self._reorder = 0
+        self._held: bytes | None = None  # a reordered pair's first frame, sent after the second
         self._events: list[tuple[int, int, Callable[[], None]]] = []  # (virtual us, seq, action)
         self._seq = 0
         self._clock_us = 0  # the time the board was last run to (the controller may be a step ahead)
@@ -339,6 +347,7 @@ class SimulatedBoard:
         self.written = 0
         self.hal.connected = False
         self._out.clear()
+        self._held = None
         _remove_link(self.link)
 
     def start(self) -> str:
@@ -400,6 +409,7 @@ class SimulatedBoard:
                 self.written = 0  # WRITTEN counts what this host can read
             if not connected and self.master is not None:
                 self._out.clear()
+                self._held = None
                 self._flush_stale()
         if self.master is None:
             return
@@ -408,8 +418,9 @@ class SimulatedBoard:
         for frame in self.hal.take_tx():
             self._queue_frame(frame)
         if not connected:
-            self.bytes_dropped += len(self._out)
+            self.bytes_dropped += len(self._out) + len(self._held or b"")
             self._out.clear()
+            self._held = None
         self._flush(block)
 
     def _flush_stale(self) -> None:
@@ -446,8 +457,26 @@ class SimulatedBoard:
             self._corrupt -= 1
             self.frames_corrupted += 1
             frame = corrupt_frame(frame, self.rng)
-        self.frames_sent += 1
-        self._out += frame
+        if self._held is not None:  # the second of a reordered pair goes out first
+            held, self._held = self._held, None
+            self.frames_reordered += 1
+            self._send_frame(frame)
+            self._send_frame(held)
+            return
+        if self._reorder > 0:
+            self._reorder -= 1
+            self._held = frame
+            return
+        self._send_frame(frame)
+
+    def _send_frame(self, frame: bytes) -> None:
+        copies = 1
+        if self._duplicate > 0:
+            self._duplicate -= 1
+            self.frames_duplicated += 1
+            copies = 2
+        self.frames_sent += copies
+        self._out += frame * copies
 
     def _flush(self, block: bool) -> None:
         while self._out and self.master is not None:
@@ -647,6 +676,10 @@ class SimulatedBoard:
             self._corrupt += int(a[0])
         elif action == "drop":
             self._drop += int(a[0])
+        elif action == "duplicate":
+            self._duplicate += int(a[0])
+        elif action == "reorder":
+            self._reorder += int(a[0])
         elif action == "unplug":
             self.unplug()
             self._unplugs += 1

@@ -16,7 +16,8 @@ One command a line, ``#`` starts a comment. A line happens right after the one b
     end                     # stop
 
 Board commands go to the simulated board's control socket (place, remove, move, slide,
-flicker, junk, garbage, corrupt, drop, unplug, reboot, fault, recover); they are
+flicker, junk, garbage, corrupt, drop, duplicate, reorder, unplug, reboot, fault,
+recover); they are
 idempotent where a restarted service may repeat them (a tag is placed where it already
 lies: nothing happens).
 """

@@ -21,6 +21,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+import faultlog
 import pytest
 
 from engine.events import Draw, PlayMade
@@ -165,6 +166,7 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
                         proc.send_signal(signal.SIGKILL)
                         proc.wait(timeout=30)
                         kills += 1
+                        faultlog.injected("SIGKILL at a random point")  # survived if this test passes
                         after = shown_log.read_text(encoding="utf-8").splitlines() if shown_log.exists() else []
                         checked += check_shown(after[len(before):], state)
                         continue
