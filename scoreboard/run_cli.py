@@ -23,6 +23,7 @@ import argparse
 import logging
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -352,6 +353,7 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
     sim: SimControl | None = None
     shown = None
     out: Path | None = None
+    link_dir: Path | None = None
     try:
         journal = Journal.open(state)
         cleanups.append(journal.close)
@@ -360,8 +362,11 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
         if args.simulate:
             out = Path(args.out) if args.out else state / "simulate"
             (out / "screens").mkdir(parents=True, exist_ok=True)
-            link = Path(args.link) if args.link else Path(tempfile.mkdtemp(prefix="scoreboard-")) / "board"
-            if not args.link:
+            if args.link:
+                link = Path(args.link)
+            else:
+                link_dir = Path(tempfile.mkdtemp(prefix="scoreboard-"))
+                link = link_dir / "board"
                 simulator = start_simulator(
                     link, lockstep=virtual is not None, racks=seats, slots=profile.rack_size
                 )
@@ -453,6 +458,8 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
                 simulator.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 simulator.kill()
+        if link_dir is not None:
+            shutil.rmtree(link_dir, ignore_errors=True)
         if shown is not None:
             shown.close()
         if out is not None:
