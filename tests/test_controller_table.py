@@ -429,3 +429,13 @@ def test_shut_down_from_the_menu_pauses_and_asks_to_power_off() -> None:
     assert not r.powered_off()
     r.done(2)
     assert r.powered_off() and r.state.paused_at is not None
+
+
+def test_a_running_clock_is_journaled_now_and_then_and_restored() -> None:
+    r = started("en-tournament", words=("HAUS",), clock=25)
+    r.tick(40)  # Anna thinks; her clock runs
+    states = [rec for rec in r.journal if isinstance(rec, ClockState)]
+    assert states and states[-1].used[0] >= 30  # saved while running, not only at the turn's end
+    fresh = rig("en-tournament", 2, words=("HAUS",), clock=25)
+    state, _ = fresh.table.restore(r.journal, now=r.now)
+    assert state.clock is not None and state.clock.used[0] == states[-1].used[0]

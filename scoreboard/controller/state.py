@@ -140,6 +140,7 @@ class Clock:
     owner: int | None = None  # whose move the move timer times
     move_started: float = 0.0
     warned: bool = False  # the move limit was shown for this move
+    saved: float = 0.0  # when the used times were last journaled
 
 
 @dataclass

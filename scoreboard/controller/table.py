@@ -105,6 +105,7 @@ from .state import (
 __all__ = ["Context", "Settings", "Table", "TileLookup"]
 
 MENU_ITEMS: tuple[MenuItem, ...] = tuple(MenuItem)
+CLOCK_SAVE_S = 15.0  # a running clock is journaled this often
 CHALLENGE_GRACE_S = 0.4  # a Challenge waits this long for one pressed earlier and still held
 _RUNS_KEPT = 8
 _ERRORS: tuple[tuple[type[Exception], ErrorKind], ...] = (
@@ -1158,6 +1159,11 @@ class _Step:
         )
         want = None if (s.stopped or g.over or not live or s.phase is not Phase.PLAYING) else g.turn
         if want == c.running:
+            if want is not None and s.now - c.saved >= CLOCK_SAVE_S:  # a power cut loses little
+                used = list(c.used)
+                used[want] += max(0.0, s.now - c.since)
+                s.clock = replace(c, used=tuple(used), since=s.now, saved=s.now)
+                self.records.append(ClockState(tuple(used)))
             return
         used = list(c.used)
         if c.running is not None:
@@ -1170,6 +1176,7 @@ class _Step:
             owner=want if want is not None else c.owner,
             move_started=s.now if turn_changed else c.move_started,
             warned=False if turn_changed else c.warned,
+            saved=s.now,
         )
         self.records.append(ClockState(tuple(used)))
 
