@@ -342,3 +342,15 @@ def test_a_play_of_exactly_four_words_renders_every_word() -> None:
         assert image.size == (128, 64)
         assert image.tobytes() != draw(LastPlayScreen("Anna", four.words[:3], 14), lang).tobytes()
         assert draw(five, lang).tobytes() != image.tobytes()
+
+
+def test_text_off_the_edges_is_clipped_like_a_crop_of_a_larger_canvas() -> None:
+    """Glyphs are pasted through masks; what falls off the image is dropped, nothing else."""
+    for size in ("5x8", "6x12", "8x16"):
+        f = font(size)
+        small = Image.new("1", (128, 64))
+        big = Image.new("1", (128 + 64, 64 + 64))
+        for x, y, text in ((-5, -7, "Wxyz"), (120, 58, "Äq?"), (60, -3, "Œ…")):
+            f.draw(small, (x, y), text)
+            f.draw(big, (x + 32, y + 32), text)
+        assert ImageChops.difference(small, big.crop((32, 32, 160, 96))).getbbox() is None

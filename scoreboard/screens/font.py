@@ -108,14 +108,17 @@ class BitmapFont:
             return
         if number is None:
             number = self.index.get("?", 0)
-        stride = (self.width + 7) // 8
-        rows = self.glyphs[number]
-        for dy in range(self.height):
-            row = rows[dy * stride : (dy + 1) * stride]
-            bits = int.from_bytes(row, "big")
-            for dx in range(self.width):
-                if bits >> (stride * 8 - 1 - dx) & 1:
-                    _put(image, x + dx, y + dy, fill)
+        # one paste through the glyph as a mask (PIL clips what falls off the image)
+        image.paste(255 if fill else 0, (x, y, x + self.width, y + self.height), self._mask(number))
+
+    def _mask(self, number: int) -> Image.Image:
+        """Glyph ``number`` as a 1-bit image: PSF rows are PIL's packed "1" rows."""
+        masks: dict[int, Image.Image] = self.__dict__.setdefault("_masks", {})
+        mask = masks.get(number)
+        if mask is None:
+            mask = Image.frombytes("1", (self.width, self.height), bytes(self.glyphs[number]))
+            masks[number] = mask
+        return mask
 
 
 def _put(image: Image.Image, x: int, y: int, fill: int) -> None:
