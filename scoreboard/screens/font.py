@@ -128,7 +128,7 @@ def _put(image: Image.Image, x: int, y: int, fill: int) -> None:
 
 @functools.cache
 def font(size: str) -> BitmapFont:
-    """A shipped Spleen font by size: ``"5x8"``, ``"6x12"`` or ``"8x16"``."""
+    """A shipped Spleen font by size: ``"6x12"`` or ``"8x16"``."""
     name = f"spleen-{size}.psfu.gz"
     data = resources.files(__package__).joinpath("fonts", name).read_bytes()
     return BitmapFont.from_psf(data, name)
