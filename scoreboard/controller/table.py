@@ -23,7 +23,7 @@ import random
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from typing import Literal
 
 from drivers.board.snapshot import BoardSnapshot
 from drivers.buttons.logic import ButtonEvent, Kind, Role
@@ -60,32 +60,19 @@ from engine.placement import Placement
 from engine.rules import PROFILES, MoveLimitAction, RuleProfile, WindowCloses
 from engine.tiles import BLANK, Tile, TileSet, letters_of
 from scoreboard.screens.models import (
-    AdjustScreen,
-    BlankPickerScreen,
     ChallengeResultScreen,
-    ChallengeWindowScreen,
     ConfirmKind,
-    ConfirmScreen,
-    DrawForFirstScreen,
     ErrorKind,
     ErrorScreen,
     Lang,
-    LastPlayScreen,
     MenuItem,
-    MenuScreen,
-    PausedScreen,
-    PlayerLine,
-    ReadingScreen,
-    ScoresScreen,
     Screen,
-    TallyLine,
-    TallyScreen,
     UnseenScreen,
-    WordLine,
 )
 
 from .effects import Append, Effect, GameOver, HouseWord, PowerOff, Show
 from .inputs import BoardAway, BoardBack, BoardRead, Input, ReaderState, Tick
+from .lookup import TileLookup
 from .records import ClockState, Committed, Record, Started
 from .state import (
     Adjusting,
@@ -101,10 +88,10 @@ from .state import (
     TableState,
     Window,
 )
+from .view import MENU_ITEMS, screen_of
 
 __all__ = ["Context", "Settings", "Table", "TileLookup"]
 
-MENU_ITEMS: tuple[MenuItem, ...] = tuple(MenuItem)
 CLOCK_SAVE_S = 15.0  # a running clock is journaled this often
 CHALLENGE_GRACE_S = 0.4  # a Challenge waits this long for one pressed earlier and still held
 _RUNS_KEPT = 8
@@ -117,12 +104,6 @@ _ERRORS: tuple[tuple[type[Exception], ErrorKind], ...] = (
     (NotYourTurnError, ErrorKind.NOT_YOUR_TURN),
     (ExchangeNotAllowedError, ErrorKind.EXCHANGE_NOT_ALLOWED),
 )
-
-
-class TileLookup(Protocol):
-    """Which tile a tag carries (the tile registry); None: an unknown tag."""
-
-    def tile_of(self, uid: bytes) -> Tile | None: ...
 
 
 @dataclass(frozen=True)
@@ -1183,93 +1164,7 @@ class _Step:
     # --- the display ---------------------------------------------------------------------
 
     def view(self) -> Screen:
-        s, g = self.s, self.game
-        now = s.now
-        if s.away_since is not None:
-            return ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
-        if s.paused_at is not None:
-            return PausedScreen(self.name(g.turn) if g is not None and not g.over else "")
-        if s.menu is not None:
-            item = MENU_ITEMS[s.menu.selected]
-            value = {MenuItem.PLAYERS: str(s.next_seats), MenuItem.PROFILE: s.next_profile}.get(item, "")
-            return MenuScreen(MENU_ITEMS, s.menu.selected, value)
-        if s.request is not None:
-            r = s.request
-            return ConfirmScreen(r.kind, player=self.name(r.player), points=r.points, by=self.name(r.by))
-        if s.adjusting is not None and g is not None:
-            a = s.adjusting
-            return AdjustScreen(self.name(a.player), a.points, g.score(a.player))
-        if s.picking is not None:
-            p = s.picking
-            _, _, blanks = self.blank_options(p) if g is not None else (None, None, [])
-            square = blanks[len(p.chosen)].name() if len(p.chosen) < len(blanks) else ""
-            return BlankPickerScreen(square, p.candidates, p.selected)
-        if s.confirming is not None:
-            c = s.confirming
-            return ConfirmScreen(c.kind, count=len(c.returned), player=self.name(c.seat))
-        if s.readings:
-            return ReadingScreen(self.name(s.readings[0].seat))
-        if s.notice is not None and now < s.notice_until:
-            return s.notice
-        if s.to_remove:
-            return ErrorScreen(ErrorKind.REMOVE_TILES, " ".join(sq.name() for sq in sorted(s.to_remove)))
-        if s.to_place:  # an overridden ruling: the play stands, its tiles go back on the board
-            return ErrorScreen(ErrorKind.TILE_MOVED, " ".join(sq.name() for sq in sorted(s.to_place)))
-        if s.phase is Phase.DRAW_FIRST:
-            return DrawForFirstScreen(s.names, s.draws, None, s.contenders if len(s.rounds) else ())
-        if s.phase is Phase.RETURN_FIRST:
-            return DrawForFirstScreen(s.names, s.draws, s.first)
-        if g is None:
-            return ScoresScreen((), 0)
-        if s.to_return:
-            tiles = self.lookup()
-            letters = "".join(sorted(t.rack_letter for uid in s.to_return if (t := tiles.tile_of(uid)) is not None))
-            return ErrorScreen(ErrorKind.PUT_BACK_TILES, letters)
-        if s.phase is Phase.OVER:
-            tally = g.tally()
-            return TallyScreen(
-                tuple(TallyLine(r.name, r.score, r.rack_adjustment, r.final) for r in tally.rows),
-                tally.winners,
-            )
-        if now < s.last_play_until and (play := _last_play(g)) is not None:
-            return play
-        if s.window is not None:
-            left = max(0, int(s.window.deadline - now + 0.999))
-            return ChallengeWindowScreen(left, int(s.window.total), self.name(s.window.player))
-        return self.scores()
-
-    def scores(self) -> ScoresScreen:
-        s, g = self.s, self.game
-        assert g is not None
-        c = s.clock
-        minutes = g.profile.clock_minutes
-        lines = []
-        for p in range(s.seats):
-            clock_s = None
-            if c is not None and minutes:
-                used = c.used[p] + (max(0.0, s.now - c.since) if c.running == p else 0.0)
-                clock_s = int(minutes * 60 - used)
-            lines.append(PlayerLine(self.name(p), g.score(p), clock_s, p == g.turn and not g.over))
-        return ScoresScreen(tuple(lines), len(g.bag))
-
-
-def _last_play(g: Game) -> LastPlayScreen | None:
-    """The last play's words, blanks in lower case."""
-    play = next((e for e in reversed(g.events) if isinstance(e, PlayMade)), None)
-    if play is None:
-        return None
-    blanks = {p.square for p in play.placement.tiles if p.tile.blank}
-    words = []
-    for word in play.words:
-        text = "".join(
-            ch.lower() if sq in blanks or ((t := g.board[sq]) is not None and t.blank) else ch
-            for ch, sq in zip(word.text, word.squares)
-        )
-        words.append(WordLine(text, word.score))
-    return LastPlayScreen(
-        g.players[play.player], tuple(words), play.points, play.bingo, g.profile.bingo_bonus
-    )
-
+        return screen_of(self.s, self.game, self.lookup() if self.game is not None else None)
 
 def _detail(kind: ErrorKind, e: Exception, step: _Step) -> str:
     """What an error screen names: the squares in the engine's message, or the turn's player."""
