@@ -20,6 +20,7 @@ killed half-way and started again with the same script goes on where its journal
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import queue
@@ -240,6 +241,7 @@ class Runner:
             if device == want and count >= reply.written:
                 return
             time.sleep(0.0002)
+            self.notifier.ping_if_due(time.monotonic())
         log.warning("the board reader is behind: %s of %s bytes", self.board.position(), reply.written)
 
     # --- a script ---
@@ -354,11 +356,28 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
     shown = None
     out: Path | None = None
     link_dir: Path | None = None
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stop.set()
+
     try:
+        if threading.current_thread() is threading.main_thread():
+            for wanted in (signal.SIGTERM, signal.SIGINT):
+                old_handlers[wanted] = signal.signal(wanted, on_signal)
         journal = Journal.open(state)
         cleanups.append(journal.close)
         if journal.recovery_note:
             log.error("%s", journal.recovery_note)
+        if lines:
+            latest = journal.latest()
+            if latest is not None and latest.finished and any(
+                e.kind == SCRIPT_KIND for e in journal.entries(latest.id)
+            ):
+                log.info("the scripted game %s is over; nothing to do", latest.id)
+                return 0
+            unfinished = journal.unfinished()
+            if virtual is not None and unfinished is not None:  # resume on the clock it stopped at
+                virtual.advance(max((e.at for e in journal.entries(unfinished.id)), default=0.0))
         if args.simulate:
             out = Path(args.out) if args.out else state / "simulate"
             (out / "screens").mkdir(parents=True, exist_ok=True)
@@ -376,19 +395,16 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
             displays: tuple[Display, ...] = make_displays(display_config, out / "screens")
             if args.window:
                 displays = (*displays, pygame_display())
+            cleanups.append(functools.partial(_close_all, displays))
             shown = open(out / "screens.txt", "a", encoding="utf-8")
             board_path: str | None = str(link)
         else:
             tiles = enrolled_tiles(state)
             displays = make_displays(config)
+            cleanups.append(functools.partial(_close_all, displays))
             board_path = config.board.link or None
-        if lines:
-            latest = journal.latest()
-            if latest is not None and latest.finished and any(
-                e.kind == SCRIPT_KIND for e in journal.entries(latest.id)
-            ):
-                log.info("the scripted game %s is over; nothing to do", latest.id)
-                return 0
+        if stop.is_set():
+            return 0
         table = build_table(config, tiles, state)
         lang: Lang = config.ui.language  # type: ignore[assignment]
         service = Service(
@@ -396,8 +412,7 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
             stabiliser=Stabiliser(config.board.stable_reports, config.board.stable_ms / 1000),
             house=lambda language: HouseList.in_state_dir(state, language), shown=shown,
         )
-        cleanups.insert(0, service.close)
-        cleanups.remove(journal.close)
+        cleanups = [service.close]  # it closes the displays and the journal
         link_engine = BoardLink(timeout=config.board.timeout_ms / 1000)
         board = SerialBoard(
             board_path, pattern=config.board.pattern, baudrate=config.board.baudrate,
@@ -419,19 +434,10 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
         )
         service.start(profile.name, seats, paused=not lines)
         resume = service.resumed_script_line
-        if virtual is not None and resume is not None:
-            virtual.advance(_resumed_time(service) - virtual())
         board.start()
         cleanups.insert(0, board.close)
         if virtual is None:
             buttons.start()
-
-        def on_signal(signum: int, _frame: object) -> None:
-            stop.set()
-
-        if threading.current_thread() is threading.main_thread():
-            for s in (signal.SIGTERM, signal.SIGINT):
-                old_handlers[s] = signal.signal(s, on_signal)
         notifier.ready("scoreboard running")
         if lines:
             runner.run_script(lines, resume)
@@ -443,8 +449,8 @@ def run(config: Config, state: Path, args: argparse.Namespace) -> int:
             powering_off = not args.simulate
         return 0
     finally:
-        for signum, handler in old_handlers.items():
-            signal.signal(signum, handler)
+        for number, handler in old_handlers.items():
+            signal.signal(number, handler)
         for cleanup in cleanups:
             try:
                 cleanup()
@@ -484,12 +490,9 @@ def power_off(command: Sequence[str] = ("systemctl", "poweroff")) -> bool:
     return done.returncode == 0
 
 
-def _resumed_time(service: Service) -> float:
-    """The virtual time of the last journaled entry of the resumed game."""
-    if service.game_id is None:
-        return 0.0
-    entries = service.journal.entries(service.game_id)
-    return max((e.at for e in entries), default=0.0)
+def _close_all(displays: Sequence[Display]) -> None:
+    for display in displays:
+        display.close()
 
 
 def _capture_config(config: Config) -> Any:

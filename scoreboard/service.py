@@ -40,6 +40,7 @@ from scoreboard.controller import (
     GameOver,
     HouseWord,
     Input,
+    Phase,
     PowerOff,
     ReaderState,
     Record,
@@ -99,6 +100,8 @@ class Service:
         self.game_id: int | None = None
         self.power_off = False
         self.script_line: int | None = None  # the script line being carried out (scripted runs)
+        self._pending_result: tuple[int, dict[str, Any]] | None = None
+        self._failed: ErrorScreen | None = None
         self.resumed_script_line: int | None = None  # the last journaled line of a resumed game
         self.frames = 0
 
@@ -130,6 +133,9 @@ class Service:
                 self.game_id = info.id
                 log.info("resumed game %s (%d records)", info.id, len(records))
                 self._carry(state, effects, fresh=True)
+                game = self.table.game(state)
+                if state.phase is Phase.OVER and game is not None:  # ended, but not yet marked so
+                    self._game_over(GameOver(game.tally()))
                 return
         state, effects = self.table.new(now, profile, seats)
         self._carry(state, effects, fresh=True)
@@ -169,6 +175,11 @@ class Service:
     # --- effects -------------------------------------------------------------------------
 
     def _carry(self, state: TableState, effects: list[Effect], *, fresh: bool = False) -> None:
+        if self._pending_result is not None:
+            self._finish(*self._pending_result)  # a result a full disk refused before
+        old = self.state
+        if old is not None and old.rules and state.phase is Phase.DRAW_FIRST and not state.rules:
+            self._abandon("a new game was started")  # the players left it for a new one
         for effect in effects:
             if isinstance(effect, Append):
                 try:
@@ -185,14 +196,17 @@ class Service:
             elif isinstance(effect, PowerOff):
                 self.power_off = True
         self.state = state
+        if self._failed is not None:  # the result could not be written: the display says so
+            screen, self._failed = self._failed, None
+            until = state.now + self.table.context.settings.notice_s
+            self.state = replace(state, shown=screen, notice=screen, notice_until=until)
 
     def _append(self, records: Sequence[Record]) -> None:
         rest = list(records)
         if rest and isinstance(rest[0], Started):
             started = rest.pop(0)
             assert isinstance(started, Started)
-            if self.game_id is not None:
-                self.journal.finish(self.game_id, {"abandoned": "a new game was started"})
+            self._abandon("a new game was started")
             self.game_id = self.journal.start_game(encode_meta(started))
         if not rest:
             return
@@ -235,6 +249,30 @@ class Service:
         except ScoreboardError as e:
             log.error("house list: %s", e)
 
+    def _abandon(self, why: str) -> None:
+        """Mark the game in play as abandoned (a finished game keeps its result)."""
+        if self.game_id is None:
+            return
+        try:
+            if self.journal.game(self.game_id).finished is None:
+                self.journal.finish(self.game_id, {"abandoned": why})
+        except JournalWriteError as e:
+            log.error("%s", e)  # it stays unfinished; the next start resumes it
+        self.game_id = None
+
+    def _finish(self, game_id: int, result: dict[str, Any]) -> None:
+        """Write a game's result; a full disk keeps it for the next step and says so."""
+        try:
+            self.journal.finish(game_id, result)
+        except JournalWriteError as e:
+            log.error("%s", e)
+            self._pending_result = (game_id, result)
+            reason = "disk full" if "full" in str(e) else "storage error"
+            self._failed = ErrorScreen(ErrorKind.JOURNAL_FAILED, reason)
+            self._show(self._failed)
+        else:
+            self._pending_result = None
+
     def _game_over(self, effect: GameOver) -> None:
         if self.game_id is None:
             return
@@ -247,7 +285,7 @@ class Service:
             ],
             "winners": list(tally.winners),
         }
-        self.journal.finish(self.game_id, result)
+        self._finish(self.game_id, result)
 
     def close(self) -> None:
         """Close the displays and the journal."""

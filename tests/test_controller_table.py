@@ -18,6 +18,7 @@ from engine.events import (
 from engine.game import Termination
 from scoreboard.controller import (
     Append,
+    HouseWord,
     BoardRead,
     ClockState,
     Committed,
@@ -439,3 +440,16 @@ def test_a_running_clock_is_journaled_now_and_then_and_restored() -> None:
     fresh = rig("en-tournament", 2, words=("HAUS",), clock=25)
     state, _ = fresh.table.restore(r.journal, now=r.now)
     assert state.clock is not None and state.clock.used[0] == states[-1].used[0]
+
+
+def test_a_restore_teaches_the_house_list_an_overridden_ruling_again() -> None:
+    r = started(words=("BOHNE",))  # HAUS is missing from this lexicon
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.done(1)
+    r.challenge(2)
+    r.challenge(1, long=True)
+    r.done(2, long=True)  # HAUS stands, and goes on the accept list
+    fresh = rig("de", 2, words=("BOHNE",))
+    state, effects = fresh.table.restore(r.journal, now=r.now)
+    assert state.accepted == {"HAUS"}
+    assert [(e.word, e.accept) for e in effects if isinstance(e, HouseWord)] == [("HAUS", True)]

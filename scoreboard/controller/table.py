@@ -361,6 +361,22 @@ class _Step:
                 self.reinstate()
             else:
                 self.withdraw()
+            self.house_words(command, result)
+
+    def house_words(self, command: OverrideRuling, result: ChallengeResult) -> None:
+        """An overridden ruling teaches the table's lists: the words ruled invalid are
+        accepted, the word ruled valid rejected. Also on a restore (the list file may have
+        missed them when the service died between the journal and the file)."""
+        s, g = self.s, self.game
+        assert g is not None
+        if result.valid:
+            ruling = next(c for c in reversed(s.commands[:-1]) if isinstance(c, Challenge))
+            house, accept = set(ruling.invalid_words), True
+            s.accepted, s.rejected = s.accepted | house, s.rejected - house
+        else:
+            house, accept = set(command.invalid_words), False
+            s.rejected, s.accepted = s.rejected | house, s.accepted - house
+        self.extra += [HouseWord(g.tile_set.language, w, accept) for w in sorted(house)]
 
     def set_rack(self, seat: int, tags: frozenset[bytes]) -> None:
         racks = list(self.s.racks)
@@ -929,22 +945,13 @@ class _Step:
         if ruling is None:
             self.error(ErrorKind.TOO_LATE)
             return
-        lang = g.tile_set.language
-        accept = bool(ruling.invalid_words)
-        if accept:
+        if ruling.invalid_words:
             words: tuple[str, ...] = ()
-            house = set(ruling.invalid_words)
         else:  # the main word is the one the table disputes
             play = next(e for e in reversed(g.events) if isinstance(e, PlayMade))
             words = (play.words[0].text,)
-            house = set(words)
-        result = self.commit(OverrideRuling(words))
+        result = self.commit(OverrideRuling(words))  # (track() teaches the house lists)
         assert isinstance(result, ChallengeResult)
-        if accept:
-            s.accepted, s.rejected = s.accepted | house, s.rejected - house
-        else:
-            s.rejected, s.accepted = s.rejected | house, s.accepted - house
-        self.extra += [HouseWord(lang, w, accept) for w in sorted(house)]
         self.show_ruling(result)
 
     def unseen(self, seat: int) -> None:
