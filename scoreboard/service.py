@@ -103,7 +103,6 @@ class Service:
         self._pending_result: tuple[int, dict[str, Any]] | None = None
         self._failed: ErrorScreen | None = None
         self.resumed_script_line: int | None = None  # the last journaled line of a resumed game
-        self.frames = 0
 
     # --- start ---------------------------------------------------------------------------
 
@@ -197,9 +196,8 @@ class Service:
                 self.power_off = True
         self.state = state
         if self._failed is not None:  # the result could not be written: the display says so
-            screen, self._failed = self._failed, None
-            until = state.now + self.table.context.settings.notice_s
-            self.state = replace(state, shown=screen, notice=screen, notice_until=until)
+            self.state = self._with_notice(state, self._failed)
+            self._failed = None
 
     def _append(self, records: Sequence[Record]) -> None:
         rest = list(records)
@@ -222,21 +220,26 @@ class Service:
 
     def _refuse(self, error: JournalWriteError, fresh: bool) -> None:
         """The step is not taken: the old state stays, the display says why."""
+        screen = self._save_failed(error)
+        if self.state is not None and not fresh:
+            self.state = self._with_notice(self.state, screen)
+
+    def _save_failed(self, error: JournalWriteError) -> ErrorScreen:
+        """Log a failed save and show why; the screen shown."""
         log.error("%s", error)
-        reason = "disk full" if "full" in str(error) else "storage error"
-        screen = ErrorScreen(ErrorKind.JOURNAL_FAILED, reason)
+        screen = ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full" if "full" in str(error) else "storage error")
         self._show(screen)
-        old = self.state
-        if old is not None and not fresh:
-            self.state = replace(
-                old, shown=screen, notice=screen, notice_until=old.now + self.table.context.settings.notice_s
-            )
+        return screen
+
+    def _with_notice(self, state: TableState, screen: ErrorScreen) -> TableState:
+        """``state`` showing ``screen`` for the notice time (the next steps keep it up)."""
+        until = state.now + self.table.context.settings.notice_s
+        return replace(state, shown=screen, notice=screen, notice_until=until)
 
     def _show(self, screen: Screen) -> None:
         image = render(screen, self.language)
         for display in self.displays:
-            if display.show(image):
-                self.frames += 1
+            display.show(image)
         if self.shown_log is not None:
             self.shown_log.write(f"{self.clock():.3f}\t{screen!r}\n")
             self.shown_log.flush()
@@ -265,11 +268,8 @@ class Service:
         try:
             self.journal.finish(game_id, result)
         except JournalWriteError as e:
-            log.error("%s", e)
             self._pending_result = (game_id, result)
-            reason = "disk full" if "full" in str(e) else "storage error"
-            self._failed = ErrorScreen(ErrorKind.JOURNAL_FAILED, reason)
-            self._show(self._failed)
+            self._failed = self._save_failed(e)
         else:
             self._pending_result = None
 

@@ -31,6 +31,7 @@ from engine.errors import ScoreboardError
 from engine.tiles import get_tile_set
 from firmware import frames as F
 from scoreboard.simulator import _ARITY as BOARD_ARITY
+from scoreboard.simulator import _positive as seconds
 from scoreboard.simulator import parse_uid, tile_uid
 
 __all__ = ["Line", "TableScriptError", "parse", "resolve_tile"]
@@ -104,9 +105,7 @@ def parse(text: str) -> list[Line]:
             if words[0] in ("at", "after"):
                 if len(words) < 3:
                     raise ValueError(f"{words[0]} SECONDS COMMAND ...")
-                t = float(words[1])
-                if t < 0:
-                    raise ValueError(f"a time of 0 or more, not {words[1]!r}")
+                t = seconds(words[1])
                 if words[0] == "at":
                     at = t
                 else:

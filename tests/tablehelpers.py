@@ -7,7 +7,6 @@ records every journal record, screen and other effect the controller asks for.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -240,10 +239,3 @@ def rig(profile: str = "de", players: int = 2, words: Iterable[str] = (), **kw: 
     variants = kw
     p = get_profile(profile).with_variants(**variants) if variants else get_profile(profile)  # type: ignore[arg-type]
     return Rig(p, names, words, settings)  # type: ignore[arg-type]
-
-
-def shuffled(seed: int, items: list[bytes]) -> list[bytes]:
-    r = random.Random(seed)
-    out = list(items)
-    r.shuffle(out)
-    return out

@@ -34,22 +34,24 @@ def service_for(r: Rig, state: Path, clock: Clock) -> Service:
     return Service(r.table, Journal.open(state), [display], language="de", clock=clock)
 
 
-def test_records_are_journaled_before_the_screen_and_a_restart_resumes(tmp_path: Path) -> None:
-    clock = Clock()
-    r = rig("de", 2, words=("HAUS",))
-    service = service_for(r, tmp_path, clock)
-    service.start("de", 2)
-    # the rig's own table state drives the same controller; feed its inputs to the service
-    inputs: list[object] = []
+def mirror_into(r: Rig, service: Service, clock: Clock) -> None:
+    """Every input the rig feeds its own table also goes to ``service`` (same controller)."""
     original = r.feed
 
     def feed(event: object) -> None:
-        inputs.append(event)
         clock.now = getattr(event, "at", clock.now)
         service.handle(event)  # type: ignore[arg-type]
         original(event)
 
     r.feed = feed  # type: ignore[method-assign]
+
+
+def test_records_are_journaled_before_the_screen_and_a_restart_resumes(tmp_path: Path) -> None:
+    clock = Clock()
+    r = rig("de", 2, words=("HAUS",))
+    service = service_for(r, tmp_path, clock)
+    service.start("de", 2)
+    mirror_into(r, service, clock)  # the rig drives its own table and the service alike
     r.draw_first("AE")
     r.deal({0: "HAUSTEN", 1: "ABENDRO"})
     r.lay(0, "H8:H H9:A H10:U H11:S")
@@ -83,14 +85,7 @@ def test_a_full_disk_refuses_the_step_and_says_why(tmp_path: Path, monkeypatch: 
     r = rig("de", 2, words=("HAUS",))
     service = service_for(r, tmp_path, clock)
     service.start("de", 2)
-    original = r.feed
-
-    def feed(event: object) -> None:
-        clock.now = getattr(event, "at", clock.now)
-        service.handle(event)  # type: ignore[arg-type]
-        original(event)
-
-    r.feed = feed  # type: ignore[method-assign]
+    mirror_into(r, service, clock)
     r.draw_first("AE")
     r.deal({0: "HAUSTEN", 1: "ABENDRO"})
     r.lay(0, "H8:H H9:A H10:U H11:S")
@@ -133,14 +128,7 @@ def test_script_lines_are_journaled_with_the_records(tmp_path: Path) -> None:
     r = rig("de", 2, words=("HAUS",))
     service = service_for(r, tmp_path, clock)
     service.start("de", 2)
-    original = r.feed
-
-    def feed(event: object) -> None:
-        clock.now = getattr(event, "at", clock.now)
-        service.handle(event)  # type: ignore[arg-type]
-        original(event)
-
-    r.feed = feed  # type: ignore[method-assign]
+    mirror_into(r, service, clock)
     service.script_line = 7
     r.draw_first("AE")
     r.deal({0: "HAUSTEN", 1: "ABENDRO"})

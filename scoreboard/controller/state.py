@@ -43,9 +43,8 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True)
 class SettledRun:
-    """Settled reads in a row showing the same board, from ``first`` to ``last``."""
+    """Settled reads in a row showing the same board, the last of them at ``last``."""
 
-    first: float
     last: float
     snapshot: BoardSnapshot
 
@@ -116,7 +115,6 @@ class Window:
     player: int
     deadline: float
     total: float
-    opened: float
     going_out: bool = False
     agreed: frozenset[int] = frozenset()  # seats that pressed Done after a going-out play
 

@@ -216,13 +216,10 @@ class Table:
         cached = self._cached
         if cached is not None and cached[0] is state.commands and cached[1] == _game_key(state):
             return cached[2]
-        profile = self._profile_of(state.rules)
+        profile = RuleProfile.from_rules_line(state.rules)
         game = Game.replay(profile, state.names, state.commands, first=state.first, rng=random.Random(0))
         self._cached = (state.commands, _game_key(state), game)
         return game
-
-    def _profile_of(self, rules: str) -> RuleProfile:
-        return RuleProfile.from_rules_line(rules)
 
     def _keep(self, state: TableState, game: Game | None) -> None:
         if game is not None and state.rules:
@@ -584,7 +581,7 @@ class _Step:
             if runs and runs[-1].snapshot == snap and was_settled:
                 runs = (*runs[:-1], replace(runs[-1], last=event.at))
             else:
-                runs = (*runs, SettledRun(event.at, event.at, snap))
+                runs = (*runs, SettledRun(event.at, snap))
             s.runs = runs[-_RUNS_KEPT:]
         s.to_remove = frozenset(sq for sq in s.to_remove if sq in snap.cells())
         if s.phase is Phase.DRAW_FIRST:
@@ -836,7 +833,7 @@ class _Step:
         assert g is not None
         going_out = not g.racks[player] and not len(g.bag)
         total = self.settings.window_s
-        self.s.window = Window(player, now + total, total, now, going_out)
+        self.s.window = Window(player, now + total, total, going_out)
 
     def nothing_laid(self, seat: int, snap: BoardSnapshot, long: bool) -> None:
         s, g = self.s, self.game
@@ -939,7 +936,7 @@ class _Step:
 
     def override(self) -> None:
         """A second seat confirmed: the last ruling goes the other way; house lists learn it."""
-        s, g = self.s, self.game
+        g = self.game
         assert g is not None
         ruling = self.last_ruling()
         if ruling is None:
@@ -1142,8 +1139,10 @@ class _Step:
         c = s.clock
         if c is None or g is None:
             return
-        live = any(not isinstance(cmd, Draw) for cmd in s.commands) or all(
-            len(r) == g.profile.rack_size for r in g.racks
+        live = (
+            c.owner is not None  # it ran before: play has begun
+            or all(len(r) == g.profile.rack_size for r in g.racks)
+            or any(not isinstance(cmd, Draw) for cmd in s.commands)
         )
         want = None if (s.stopped or g.over or not live or s.phase is not Phase.PLAYING) else g.turn
         if want == c.running:
