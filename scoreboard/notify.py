@@ -1,31 +1,20 @@
-"""Telling systemd how the service is doing: readiness, status line, watchdog, stopping.
+"""Telling systemd how the service is doing (sd_notify(3)): ready, status, watchdog, stopping.
 
-Under systemd (``Type=notify`` in ``systemd/scoreboard.service``) the service manager passes
-the address of its notification socket in ``$NOTIFY_SOCKET`` and, with ``WatchdogSec=``, the
-watchdog period in ``$WATCHDOG_USEC`` (and the process it is meant for in ``$WATCHDOG_PID``).
-:class:`ServiceNotifier` sends the sd_notify(3) datagrams through the ``sdnotify`` package;
-outside systemd (no ``$NOTIFY_SOCKET``: the tests, the demo, a terminal) every call is a
-no-op, so the service code calls it unconditionally.
-
-The service loop pings the watchdog at half the period with an injected clock::
+Under systemd (``Type=notify`` in ``systemd/scoreboard.service``) ``$NOTIFY_SOCKET`` names the
+service manager's datagram socket (a path, or ``@name`` for an abstract socket), and
+``WatchdogSec=`` sets ``$WATCHDOG_USEC`` (and ``$WATCHDOG_PID``, the process it is meant for).
+A notification is one datagram of UTF-8 text, assignments separated by newlines. Outside
+systemd (no ``$NOTIFY_SOCKET``) every call is a no-op, so the service calls it unconditionally::
 
     notifier = ServiceNotifier()
-    ...                                  # set up board, buttons, display
     notifier.ready("Waiting for the board")
     while running:
         event = events.get(timeout=...)  # wake at least every watchdog_interval() seconds
-        notifier.ping_if_due(time.monotonic())
-        ...
+        notifier.ping_if_due(time.monotonic())  # real time, even when the game's clock is virtual
     notifier.stopping()
 
-``now`` must be real time (``time.monotonic()``) even when the game runs on a virtual clock:
-systemd's watchdog counts real seconds.
-
-A ``$WATCHDOG_USEC`` or ``$WATCHDOG_PID`` that is not a positive whole number is an error
-(:class:`WatchdogConfigError`, raised by the constructor) rather than ignored: systemd would
-enforce the watchdog all the same and kill the service every period, so failing at start
-with the bad value named is the clearer report. Failing to *send* (systemd gone, socket
-unreachable) only logs a warning: the game must not stop because the service manager did.
+A bad ``$WATCHDOG_USEC`` or ``$WATCHDOG_PID`` raises :class:`WatchdogConfigError` at creation
+(systemd would enforce the watchdog anyway); a failed send only logs a warning, the game goes on.
 """
 
 from __future__ import annotations
@@ -33,9 +22,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+import socket
 from collections.abc import Mapping
-
-import sdnotify  # type: ignore[import-untyped]  # no type information shipped
 
 from engine.errors import ScoreboardError
 
@@ -44,18 +32,22 @@ __all__ = ["ServiceNotifier", "WatchdogConfigError"]
 log = logging.getLogger(__name__)
 
 _WHOLE_NUMBER = re.compile(r"[0-9]+")
-# A newline separates assignments in one datagram (and a NUL ends it): a status text must
-# not smuggle in "READY=1" or "STOPPING=1".
+# A newline separates assignments: a status must not smuggle in "READY=1" or "STOPPING=1".
 _LINE_BREAKS = re.compile(r"[\r\n\x00]+")
 
 
 class WatchdogConfigError(ScoreboardError, ValueError):
-    """``$WATCHDOG_USEC`` or ``$WATCHDOG_PID`` is not a positive whole number (the value is quoted)."""
+    """``$WATCHDOG_USEC`` or ``$WATCHDOG_PID`` (``name``) is not a positive whole number (``value``)."""
+
+    def __init__(self, name: str, value: str) -> None:
+        self.name = name
+        self.value = value
+        super().__init__(f"${name} must be a positive whole number, got {value!r}")
 
 
 def _positive_int(name: str, value: str) -> int:
     if not _WHOLE_NUMBER.fullmatch(value) or int(value) == 0:
-        raise WatchdogConfigError(f"${name} must be a positive whole number, got {value!r}")
+        raise WatchdogConfigError(name, value)
     return int(value)
 
 
@@ -80,17 +72,20 @@ class ServiceNotifier:
         self._address = os.environ.get("NOTIFY_SOCKET", "")
         self._interval = _watchdog_interval(os.environ, os.getpid())
         self._last_ping: float | None = None
-        self._notifier: sdnotify.SystemdNotifier | None = None
+        self._target: str | None = None  # the socket address, "\0name" for "@name"
         if not self._address:
             return
         if self._address[0] not in "/@":
             log.warning("ignoring $NOTIFY_SOCKET %r: not a socket path or @abstract name", self._address)
             return
+        target = "\0" + self._address[1:] if self._address[0] == "@" else self._address
         try:
-            # debug=True: raise instead of sdnotify's silent failure, so it can be logged.
-            self._notifier = sdnotify.SystemdNotifier(debug=True)
-        except (OSError, ValueError) as exc:  # ValueError: a NUL in the address
+            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as probe:
+                probe.connect(target)
+        except OSError as exc:
             log.warning("cannot reach the service manager at $NOTIFY_SOCKET %r: %s", self._address, exc)
+            return
+        self._target = target
 
     def __repr__(self) -> str:
         return f"<ServiceNotifier socket={self._address or None!r} watchdog_interval={self._interval!r}>"
@@ -98,7 +93,7 @@ class ServiceNotifier:
     @property
     def enabled(self) -> bool:
         """True when notifications go to a service manager."""
-        return self._notifier is not None
+        return self._target is not None
 
     def ready(self, status: str | None = None) -> None:
         """Start-up is complete (``READY=1``), with the status line in the same datagram."""
@@ -117,19 +112,12 @@ class ServiceNotifier:
         self._send("WATCHDOG=1")
 
     def watchdog_interval(self) -> float | None:
-        """Seconds between watchdog pings (half of ``$WATCHDOG_USEC``); None without a watchdog.
-
-        None also when ``$WATCHDOG_PID`` names another process: the watchdog is not ours.
-        """
+        """Half of ``$WATCHDOG_USEC`` in seconds; None without a watchdog or when it is another PID's."""
         return self._interval
 
     def due(self, now: float) -> bool:
-        """True when a watchdog ping is due at ``now`` (seconds, ``time.monotonic()``).
-
-        Due at the first call, then ``watchdog_interval()`` after the last ping from
-        :meth:`ping_if_due`, or when ``now`` went backwards. Never due without a watchdog or
-        without a service manager to ping.
-        """
+        """True when a ping is due at ``now`` (``time.monotonic()``): first, then an interval after
+        the last :meth:`ping_if_due` or when time went back; never without watchdog or manager."""
         if self._interval is None or not self.enabled:
             return False
         last = self._last_ping
@@ -144,12 +132,12 @@ class ServiceNotifier:
         return True
 
     def _send(self, message: str) -> None:
-        if self._notifier is None:
+        if self._target is None:
             return
-        try:
-            # sdnotify encodes the text as Latin-1, systemd reads UTF-8: hand it a string whose
-            # Latin-1 encoding is the UTF-8 bytes, so "Spieler Ä" and "cœur" arrive intact.
-            self._notifier.notify(message.encode("utf-8").decode("latin-1"))
+        try:  # a fresh socket per datagram, as sd_notify(3) does: nothing held open in between
+            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+                # "replace": a stray surrogate (from a file name, say) must not raise either.
+                sock.sendto(message.encode("utf-8", "replace"), self._target)
         except OSError as exc:
             log.warning("could not notify the service manager (%s): %s", message.split("\n", 1)[0], exc)
 

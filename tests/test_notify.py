@@ -85,17 +85,28 @@ def test_status(manager: Manager) -> None:
 
 
 def test_status_is_sent_as_utf8(manager: Manager) -> None:
-    # sdnotify itself would encode as Latin-1 (and fail on "œ"); systemd reads UTF-8.
-    ServiceNotifier().status("Jörg: cœur ÄPFEL")
+    # systemd reads UTF-8; "œ" has no Latin-1 encoding at all.
+    notifier = ServiceNotifier()
+    notifier.status("Jörg: cœur ÄPFEL")
     assert manager.receive() == "STATUS=Jörg: cœur ÄPFEL".encode()
+    notifier.ready("Spieler Ä")
+    assert manager.receive() == b"READY=1\nSTATUS=Spieler \xc3\x84"
+
+
+def test_unencodable_status_is_sent_with_a_replacement(manager: Manager) -> None:
+    ServiceNotifier().status("journal \udcff.db")  # a lone surrogate, as os.fsdecode makes them
+    assert manager.receive() == b"STATUS=journal ?.db"
 
 
 def test_status_cannot_inject_another_assignment(manager: Manager) -> None:
     notifier = ServiceNotifier()
     notifier.status("board lost\nSTOPPING=1")
     assert manager.receive() == b"STATUS=board lost STOPPING=1"
+    notifier.status("Spieler Ä\nREADY=1\n")
+    assert manager.receive() == "STATUS=Spieler Ä READY=1 ".encode()
     notifier.ready("a\r\nb\x00c")
     assert manager.receive() == b"READY=1\nSTATUS=a b c"
+    assert manager.nothing_received()
 
 
 def test_watchdog(manager: Manager) -> None:
@@ -111,10 +122,23 @@ def test_stopping(manager: Manager) -> None:
 def test_abstract_socket_address(monkeypatch: pytest.MonkeyPatch) -> None:
     name = f"scoreboard-test-{os.getpid()}"
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-        sock.bind("\0" + name)
+        sock.bind("\0" + name)  # "@name" in $NOTIFY_SOCKET, a leading NUL for the kernel
         monkeypatch.setenv("NOTIFY_SOCKET", "@" + name)
-        ServiceNotifier().ready()
-        assert Manager(sock).receive() == b"READY=1"
+        notifier = ServiceNotifier()
+        assert notifier.enabled
+        notifier.ready("cœur")
+        assert Manager(sock).receive() == "READY=1\nSTATUS=cœur".encode()
+
+
+def test_unreachable_abstract_socket_warns(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("NOTIFY_SOCKET", f"@scoreboard-test-nobody-{os.getpid()}")
+    with caplog.at_level(logging.WARNING, logger="scoreboard.notify"):
+        notifier = ServiceNotifier()
+        notifier.ready()
+    assert not notifier.enabled
+    assert "cannot reach the service manager" in caplog.text
 
 
 # --- without a service manager ----------------------------------------------------------------
@@ -164,6 +188,26 @@ def test_manager_gone_after_start_only_warns(
     sock.close()
     with caplog.at_level(logging.WARNING, logger="scoreboard.notify"):
         notifier.watchdog()  # must not raise
+        notifier.ready("Spieler Ä\nx")
+        notifier.stopping()
+    assert "could not notify the service manager (WATCHDOG=1)" in caplog.text
+    assert "could not notify the service manager (READY=1)" in caplog.text
+    assert "could not notify the service manager (STOPPING=1)" in caplog.text
+    assert notifier.enabled  # still trying: each send reports its own failure
+
+
+def test_abstract_manager_gone_after_start_only_warns(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    name = f"scoreboard-test-gone-{os.getpid()}"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind("\0" + name)
+    monkeypatch.setenv("NOTIFY_SOCKET", "@" + name)
+    monkeypatch.setenv("WATCHDOG_USEC", "2000000")
+    notifier = ServiceNotifier()
+    sock.close()
+    with caplog.at_level(logging.WARNING, logger="scoreboard.notify"):
+        assert notifier.ping_if_due(0.0)  # attempted; the failure is only logged
     assert "could not notify the service manager (WATCHDOG=1)" in caplog.text
 
 
@@ -204,13 +248,22 @@ def test_bad_watchdog_usec_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch
     assert isinstance(caught.value, ScoreboardError)
     assert isinstance(caught.value, ValueError)
     assert str(caught.value) == f"$WATCHDOG_USEC must be a positive whole number, got {value!r}"
+    assert (caught.value.name, caught.value.value) == ("WATCHDOG_USEC", value)
 
 
 def test_bad_watchdog_pid_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WATCHDOG_USEC", "30000000")
     monkeypatch.setenv("WATCHDOG_PID", "self")
-    with pytest.raises(WatchdogConfigError, match=r"\$WATCHDOG_PID .* got 'self'"):
+    with pytest.raises(WatchdogConfigError, match=r"\$WATCHDOG_PID .* got 'self'") as caught:
         ServiceNotifier()
+    assert (caught.value.name, caught.value.value) == ("WATCHDOG_PID", "self")
+
+
+def test_watchdog_config_error_carries_its_data() -> None:
+    error = WatchdogConfigError("WATCHDOG_USEC", "1.5")
+    assert error.name == "WATCHDOG_USEC"
+    assert error.value == "1.5"
+    assert str(error) == "$WATCHDOG_USEC must be a positive whole number, got '1.5'"
 
 
 def test_bad_watchdog_usec_for_another_process_is_not_ours_to_judge(monkeypatch: pytest.MonkeyPatch) -> None:
