@@ -7,7 +7,8 @@ quote the bad input.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import enum
+from collections.abc import Iterable, Sequence
 
 
 class ScoreboardError(Exception):
@@ -145,6 +146,14 @@ class NotOnRackError(PlacementError):
         super().__init__(f"the rack {rack!r} lacks {''.join(self.missing)!r} for this play")
 
 
+class UnnamedBlankError(PlacementError):
+    """A blank laid without a letter (the letter is chosen before the play is judged)."""
+
+    def __init__(self, squares: Iterable[object]) -> None:
+        self.squares = tuple(squares)
+        super().__init__(f"the blank at {_names(self.squares)} has no letter yet")
+
+
 class TileCountError(PlacementError):
     """More copies of a letter on the board than the tile set has."""
 
@@ -165,37 +174,105 @@ class GameError(ScoreboardError, RuntimeError):
 
 
 class NotYourTurnError(GameError):
-    """A move by a player whose turn it is not."""
+    """A move by ``player`` while it is ``turn``'s turn (seat numbers, 0-based)."""
+
+    def __init__(self, player: int, turn: int, names: Sequence[str]) -> None:
+        self.player = player
+        self.turn = turn
+        super().__init__(f"it is {names[turn]}'s turn, not {names[player]}'s")
 
 
 class NoSuchSeatError(GameError, IndexError):
-    """A seat number outside the game's players."""
+    """A seat number ``seat`` outside a game of ``players`` seats."""
+
+    def __init__(self, seat: int, players: int, message: str = "") -> None:
+        self.seat = seat
+        self.players = players
+        super().__init__(message or f"there is no seat {seat!r} in a game of {players}")
+
+    def __str__(self) -> str:  # IndexError's str is fine; keep the message as given
+        return str(self.args[0])
 
 
 class GameOverError(GameError):
-    """A command after the game has ended."""
+    """A command after the game has ended (``termination``: why it ended, its value)."""
+
+    def __init__(self, message: str, termination: str | None = None) -> None:
+        self.termination = termination
+        super().__init__(message)
+
+
+class ExchangeRefusal(enum.Enum):
+    """Why an exchange is refused."""
+
+    NO_TILES = "no-tiles"
+    BAG_TOO_SMALL = "bag-too-small"  # fewer tiles in the bag than the profile's minimum
+    MORE_THAN_BAG = "more-than-bag"
+    NOT_ON_RACK = "not-on-rack"
+    DRAWN_COUNT = "drawn-count"  # drew another number of tiles than were put back
 
 
 class ExchangeNotAllowedError(GameError):
-    """An exchange while the bag holds too few tiles, or of tiles not on the rack."""
+    """An exchange that is refused for ``reason``; ``bag``: tiles in the bag, ``tiles``: the exchange."""
+
+    def __init__(self, reason: ExchangeRefusal, message: str, *, bag: int, tiles: str = "") -> None:
+        self.reason = reason
+        self.bag = bag
+        self.tiles = tiles
+        super().__init__(message)
+
+
+class ChallengeRefusal(enum.Enum):
+    """Why a challenge cannot be made."""
+
+    NO_WINDOW = "no-window"  # too late: the last play is final or was taken back
+    OWN_PLAY = "own-play"
+    NO_PHONY_RULE = "no-phony-rule"  # the phony-extension ruling outside fr, or on a valid play
 
 
 class ChallengeError(GameError):
-    """A challenge that cannot be made: no open window, own play, too late."""
+    """A challenge by ``challenger`` that cannot be made, for ``reason``."""
+
+    def __init__(self, reason: ChallengeRefusal, message: str, challenger: int | None = None) -> None:
+        self.reason = reason
+        self.challenger = challenger
+        super().__init__(message)
 
 
 class WindowOpenError(GameError):
-    """A command that must wait until the last play's challenge window has closed."""
+    """A move that must wait: ``player`` went out and the game ends when the window closes."""
+
+    def __init__(self, player: int, name: str) -> None:
+        self.player = player
+        super().__init__(f"{name} went out; the game ends when the challenge window closes")
 
 
 class BagError(GameError):
-    """Drawing tiles that are not in the bag, or returning tiles that are not known."""
+    """Tiles ``letters`` that are not where they are taken from (the bag, a rack), or no room."""
+
+    def __init__(self, message: str, letters: str = "") -> None:
+        self.letters = letters
+        super().__init__(message)
+
+
+class CorrectionRefusal(enum.Enum):
+    """Why a correction cannot be applied."""
+
+    NO_PLAY = "no-play"  # nothing to undo
+    NOT_LAST = "not-last"  # someone moved since the play
+    WITHDRAWN = "withdrawn"  # the play was already taken back
+    NO_RULING = "no-ruling"
+    MOVED_SINCE = "moved-since"  # someone moved since the ruling
+    NEEDS_WORDS = "needs-words"  # overriding a valid ruling needs the words to rule invalid
+    NEGATIVE = "negative"  # a time penalty below 0
 
 
 class CorrectionError(GameError):
-    """A correction (undo, score adjustment) that cannot be applied."""
+    """A correction (undo, override, time penalty) that cannot be applied, for ``reason``."""
 
-
+    def __init__(self, reason: CorrectionRefusal, message: str) -> None:
+        self.reason = reason
+        super().__init__(message)
 
 
 # --- records --------------------------------------------------------------------------

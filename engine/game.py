@@ -18,19 +18,22 @@ import enum
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .board import Board, Square
 from .errors import (
     BagError,
     ChallengeError,
+    ChallengeRefusal,
     CorrectionError,
+    CorrectionRefusal,
     ExchangeNotAllowedError,
+    ExchangeRefusal,
     GameOverError,
     NoSuchSeatError,
     NotYourTurnError,
-    PlacementError,
+    UnnamedBlankError,
     WindowOpenError,
 )
 from .events import (
@@ -166,7 +169,7 @@ class Game:
     ) -> None:
         profile.check_players(len(players))
         if not 0 <= first < len(players):
-            raise NoSuchSeatError(f"first player {first!r} is not a seat of {len(players)} players")
+            raise NoSuchSeatError(first, len(players), f"first player {first!r} is not a seat of {len(players)} players")
         self.profile = profile
         self.tile_set: TileSet = profile.tile_set
         self.players: tuple[str, ...] = tuple(players)
@@ -183,6 +186,8 @@ class Game:
         self._lose_next: Counter[int] = Counter()  # turns each player still has to lose
         self._turns: list[_Turn] = []
         self._placed_by: dict[Square, int] = {}  # square -> index of its PlayMade event
+        self._before_play: Game | None = None  # a copy taken just before the last play (undo)
+        self._before_ruling: Game | None = None  # a copy taken just before the last ruling (override)
 
     # --- state -----------------------------------------------------------------------
 
@@ -284,15 +289,13 @@ class Game:
         """
         self._check_player(player)
         if self.over:
-            raise GameOverError("the game is over; no more draws")
+            raise GameOverError("the game is over; no more draws", self._ended())
         room = self.profile.rack_size - len(self.racks[player])
         if tiles is None:
             drawn = self.bag.draw(room)
         else:
             if len(tiles) > room:
-                raise BagError(
-                    f"{self.players[player]} cannot draw {tiles!r}: the rack has room for {room}"
-                )
+                raise BagError(f"{self.players[player]} cannot draw {tiles!r}: the rack has room for {room}", tiles)
             drawn = self.bag.take(self.tile_set.parse_rack(tiles))
         self.racks[player].extend(drawn)
         self.log.append(Draw(player, letters_of(drawn)))
@@ -327,9 +330,7 @@ class Game:
         )
         unnamed = [p.square for p in placement.tiles if p.tile.letter == BLANK]
         if unnamed:
-            raise PlacementError(
-                f"the blank at {', '.join(s.name() for s in unnamed)} has no letter yet"
-            )
+            raise UnnamedBlankError(unnamed)
         return score(
             self.board,
             placement,
@@ -341,6 +342,7 @@ class Game:
         """``player`` lays ``placement``; it is validated, scored and its window opens."""
         scored = self.check_play(player, placement)
         self._next_player_acts()
+        self._before_play = self.copy()
         rack_before = self.rack(player)
         position, word = placement.gcg(self.board)
         for sq, tile in placement.tiles:
@@ -381,32 +383,34 @@ class Game:
         Refused while the bag holds fewer tiles than the profile allows.
         """
         self._check_turn(player)
+        bag = len(self.bag)
+
+        def refuse(reason: ExchangeRefusal, message: str) -> ExchangeNotAllowedError:
+            return ExchangeNotAllowedError(reason, message, bag=bag, tiles=tiles)
+
         if not tiles:
-            raise ExchangeNotAllowedError("no tiles to exchange")
-        if len(self.bag) < self.profile.exchange_min_bag:
-            raise ExchangeNotAllowedError(
-                f"the bag holds {len(self.bag)} tiles; exchanging needs at least "
-                f"{self.profile.exchange_min_bag}"
+            raise refuse(ExchangeRefusal.NO_TILES, "no tiles to exchange")
+        if bag < self.profile.exchange_min_bag:
+            raise refuse(
+                ExchangeRefusal.BAG_TOO_SMALL,
+                f"the bag holds {bag} tiles; exchanging needs at least {self.profile.exchange_min_bag}",
             )
-        if len(tiles) > len(self.bag):
-            raise ExchangeNotAllowedError(
-                f"the bag holds {len(self.bag)} tiles; {len(tiles)} cannot be exchanged"
-            )
+        if len(tiles) > bag:
+            raise refuse(ExchangeRefusal.MORE_THAN_BAG, f"the bag holds {bag} tiles; {len(tiles)} cannot be exchanged")
         missing = Counter(tiles) - Counter(self.rack(player))
         if missing:
-            raise ExchangeNotAllowedError(
-                f"the rack {self.rack(player)!r} lacks {''.join(sorted(missing.elements()))!r} to exchange"
+            raise refuse(
+                ExchangeRefusal.NOT_ON_RACK,
+                f"the rack {self.rack(player)!r} lacks {''.join(sorted(missing.elements()))!r} to exchange",
             )
         if drawn is not None:
             if len(drawn) != len(tiles):
-                raise ExchangeNotAllowedError(
-                    f"exchanged {len(tiles)} tiles but drew {len(drawn)} ({drawn!r})"
+                raise refuse(
+                    ExchangeRefusal.DRAWN_COUNT, f"exchanged {len(tiles)} tiles but drew {len(drawn)} ({drawn!r})"
                 )
-            short = Counter(drawn) - self.bag.counts()
+            short = "".join(sorted((Counter(drawn) - self.bag.counts()).elements()))
             if short:
-                raise BagError(
-                    f"drawn tiles {''.join(sorted(short.elements()))!r} are not in the bag {self.bag.letters()!r}"
-                )
+                raise BagError(f"drawn tiles {short!r} are not in the bag {self.bag.letters()!r}", short)
         self._next_player_acts()
         rack_before = self.rack(player)
         new = self.bag.draw(len(tiles)) if drawn is None else self.bag.take(self.tile_set.parse_rack(drawn))
@@ -444,7 +448,12 @@ class Game:
         w = self._require_window(challenger)
         invalid = tuple(invalid)
         if extends_own_phony and not (invalid and self.profile.phony_extension_rule):
-            raise ChallengeError("the phony-extension rule applies only to an invalid play under fr")
+            raise ChallengeError(
+                ChallengeRefusal.NO_PHONY_RULE,
+                "the phony-extension rule applies only to an invalid play under fr",
+                challenger,
+            )
+        self._before_ruling = self.copy()
         self.log.append(Challenge(challenger, invalid, extends_own_phony))
         player = w.player
         if invalid:
@@ -494,18 +503,22 @@ class Game:
 
         Allowed while nobody has moved since and the play was not withdrawn. The player's
         drawn tiles go back to the bag. :attr:`log` afterwards holds the commands that
-        rebuild the new state (the undo itself is not in it).
+        rebuild the new state (the undo itself is not in it). The game goes back to the
+        copy taken before the play and the corrections and other players' draws made since
+        are applied again: the cost does not grow with the game or with earlier undos.
         """
-        index = max((i for i, c in enumerate(self.log) if isinstance(c, Play)), default=None)
-        if index is None:
-            raise CorrectionError("there is no play to undo")
+        index = self._last(Play)
+        if index is None or self._before_play is None:
+            raise CorrectionError(CorrectionRefusal.NO_PLAY, "there is no play to undo")
         play = self.log[index]
         assert isinstance(play, Play)
         later = self.log[index + 1:]
         if any(isinstance(c, (Play, Pass, Exchange, EndGame)) for c in later):
-            raise CorrectionError("only the last play can be undone, before anyone else moves")
+            raise CorrectionError(
+                CorrectionRefusal.NOT_LAST, "only the last play can be undone, before anyone else moves"
+            )
         if any(isinstance(c, Challenge) and c.invalid_words for c in later):
-            raise CorrectionError("the last play was already withdrawn after a challenge")
+            raise CorrectionError(CorrectionRefusal.WITHDRAWN, "the last play was already withdrawn after a challenge")
         event = next(e for e in reversed(self.events) if isinstance(e, PlayMade))
         kept = [
             c
@@ -513,11 +526,7 @@ class Game:
             if isinstance(c, (AdjustScore, PenalizeTime))
             or (isinstance(c, Draw) and c.player != play.player)
         ]
-        # (the log holds the CloseWindow that made the earlier play final before this one)
-        rebuilt = Game.replay(self.profile, self.players, self.log[:index], first=self.first, rng=self.rng)
-        for command in kept:
-            rebuilt.apply(command)
-        self.__dict__.update(rebuilt.__dict__)
+        self._become(self._before_play, kept)
         return event
 
     def override_ruling(self, invalid: Sequence[str] = ()) -> ChallengeResult:
@@ -527,21 +536,26 @@ class Game:
         ``invalid`` words (required then). Allowed until anybody moves after the ruling;
         the player's draws since a valid ruling go back to the bag. :attr:`log` afterwards
         holds the commands that rebuild the new state (the override itself is not in it).
+        Like an undo, it starts from the copy taken before the ruling.
         """
-        index = max((i for i, c in enumerate(self.log) if isinstance(c, Challenge)), default=None)
-        if index is None:
-            raise CorrectionError("there is no ruling to override")
+        index = self._last(Challenge)
+        if index is None or self._before_ruling is None:
+            raise CorrectionError(CorrectionRefusal.NO_RULING, "there is no ruling to override")
         ruling = self.log[index]
         assert isinstance(ruling, Challenge)
         later = self.log[index + 1:]
         if any(isinstance(c, (Play, Pass, Exchange, EndGame)) for c in later):
-            raise CorrectionError("a ruling can only be overridden before anyone moves again")
+            raise CorrectionError(
+                CorrectionRefusal.MOVED_SINCE, "a ruling can only be overridden before anyone moves again"
+            )
         play = next(c for c in reversed(self.log[:index]) if isinstance(c, Play))
         if ruling.invalid_words:
             reversed_ruling = Challenge(ruling.challenger)
         else:
             if not invalid:
-                raise CorrectionError("overriding a valid ruling needs the words to rule invalid")
+                raise CorrectionError(
+                    CorrectionRefusal.NEEDS_WORDS, "overriding a valid ruling needs the words to rule invalid"
+                )
             reversed_ruling = Challenge(ruling.challenger, tuple(invalid))
         kept = [
             c
@@ -549,7 +563,7 @@ class Game:
             if isinstance(c, (AdjustScore, PenalizeTime))
             or (isinstance(c, Draw) and (c.player != play.player or not reversed_ruling.invalid_words))
         ]
-        rebuilt = Game.replay(self.profile, self.players, self.log[:index], first=self.first, rng=self.rng)
+        rebuilt = self._before_ruling.copy(self.rng)
         result = rebuilt.rule_challenge(
             reversed_ruling.challenger, reversed_ruling.invalid_words, reversed_ruling.extends_own_phony
         )
@@ -557,6 +571,16 @@ class Game:
             rebuilt.apply(command)
         self.__dict__.update(rebuilt.__dict__)
         return result
+
+    @property
+    def overridable_ruling(self) -> Challenge | None:
+        """The last ruling on a challenge while it can still be overridden (nobody moved since)."""
+        for command in reversed(self.log):
+            if isinstance(command, Challenge):
+                return command
+            if isinstance(command, (Play, Pass, Exchange, EndGame)):
+                return None
+        return None
 
     def adjust_score(self, player: int, points: int) -> None:
         """Add ``points`` to ``player``'s score (a correction confirmed at the table)."""
@@ -568,49 +592,105 @@ class Game:
         """``player`` loses ``points`` (positive) for overtime; also after the end."""
         self._check_player(player)
         if points < 0:
-            raise CorrectionError(f"a time penalty is a positive number of points, not {points!r}")
+            raise CorrectionError(
+                CorrectionRefusal.NEGATIVE, f"a time penalty is a positive number of points, not {points!r}"
+            )
         self.events.append(TimePenalty(player, self.rack(player), -points))
         self.log.append(PenalizeTime(player, points))
 
     def end_game(self) -> Tally:
         """End the game at the table: each player subtracts their own rack."""
         if self.over:
-            raise GameOverError("the game is already over")
+            raise GameOverError("the game is already over", self._ended())
         self.log.append(EndGame())
         self._close_window()  # a pending play is final: it may go out or reach the target
         if not self.over:
             self._finish(Termination.ENDED_AT_TABLE)
         return self.tally()
 
+    # --- copies --------------------------------------------------------------------------
+
+    def copy(self, rng: random.Random | None = None) -> Game:
+        """An independent copy: applying commands to it leaves this game as it is.
+
+        Events, commands and tiles are immutable values and shared; the containers are
+        copied, the random generator too (with its state) unless ``rng`` is given. The
+        copies kept for undo and override are never changed, so they are shared as well.
+        """
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        if rng is None:
+            rng = random.Random()
+            rng.setstate(self.rng.getstate())
+        other.rng = rng
+        other.board = self.board.copy()
+        other.bag = self.bag.copy(rng)
+        other.racks = [list(r) for r in self.racks]
+        other.events = list(self.events)
+        other.log = list(self.log)
+        other._window = None if self._window is None else replace(self._window, drawn=list(self._window.drawn))
+        other._lose_next = Counter(self._lose_next)
+        other._turns = list(self._turns)
+        other._placed_by = dict(self._placed_by)
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return all(
+            (mine := getattr(self, name)) is (theirs := getattr(other, name)) or mine == theirs for name in _STATE
+        ) and (
+            self.rng.getstate() == other.rng.getstate()
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # a game changes
+
+    def _become(self, base: Game, commands: Iterable[Command]) -> None:
+        """Take the state of a copy of ``base``, then apply ``commands``."""
+        rebuilt = base.copy(self.rng)
+        for command in commands:
+            rebuilt.apply(command)
+        self.__dict__.update(rebuilt.__dict__)
+
+    def _last(self, kind: type[Command]) -> int | None:
+        """Index of the last command of ``kind`` in the log."""
+        for i in range(len(self.log) - 1, -1, -1):
+            if isinstance(self.log[i], kind):
+                return i
+        return None
+
     # --- internals ---------------------------------------------------------------------
+
+    def _ended(self) -> str | None:
+        return self.termination.value if self.termination else None
 
     def _check_player(self, player: int) -> None:
         if not 0 <= player < len(self.players):
-            raise NoSuchSeatError(f"there is no seat {player!r} in a game of {len(self.players)}")
+            raise NoSuchSeatError(player, len(self.players))
 
     def _check_turn(self, player: int) -> None:
         self._check_player(player)
         if self.over:
-            raise GameOverError("the game is over")
+            raise GameOverError("the game is over", self._ended())
         w = self._window
         if w is not None and not self.racks[w.player] and not len(self.bag):
-            raise WindowOpenError(
-                f"{self.players[w.player]} went out; the game ends when the challenge window closes"
-            )
+            raise WindowOpenError(w.player, self.players[w.player])
         if player != self.turn:
-            raise NotYourTurnError(
-                f"it is {self.players[self.turn]}'s turn, not {self.players[player]}'s"
-            )
+            raise NotYourTurnError(player, self.turn, self.players)
 
     def _require_window(self, challenger: int) -> _Window:
         self._check_player(challenger)
         w = self._window
         if w is None:
             raise ChallengeError(
-                "too late: no play can be challenged now (the last one is final or was taken back)"
+                ChallengeRefusal.NO_WINDOW,
+                "too late: no play can be challenged now (the last one is final or was taken back)",
+                challenger,
             )
         if challenger == w.player:
-            raise ChallengeError(f"{self.players[challenger]} cannot challenge their own play")
+            raise ChallengeError(
+                ChallengeRefusal.OWN_PLAY, f"{self.players[challenger]} cannot challenge their own play", challenger
+            )
         return w
 
     def _take_from_rack(self, player: int, letters: str) -> list[Tile]:
@@ -622,7 +702,7 @@ class Game:
                     taken.append(rack.pop(i))
                     break
             else:
-                raise BagError(f"tile {ch!r} is not on {self.players[player]}'s rack {self.rack(player)!r}")
+                raise BagError(f"tile {ch!r} is not on {self.players[player]}'s rack {self.rack(player)!r}", ch)
         return taken
 
     def _next_player_acts(self) -> None:
@@ -631,7 +711,7 @@ class Game:
             self.log.append(CloseWindow())
             self._close_window()
             if self.over:
-                raise GameOverError(f"the game is over: {self.termination.value}")  # type: ignore[union-attr]
+                raise GameOverError(f"the game is over: {self._ended()}", self._ended())
 
     def _close_window(self) -> None:
         w = self._window
@@ -733,6 +813,12 @@ class Game:
         state = self.termination.value if self.termination else f"turn {self.players[self.turn]}"
         return f"<Game {self.profile.name} {len(self.players)} players, {state}, scores {self.scores()}>"
 
+
+_STATE = (
+    "profile", "players", "first", "board", "bag", "racks", "events", "log", "turn", "termination",
+    "_window", "_lose_next", "_turns", "_placed_by", "_before_play", "_before_ruling",
+)
+"""What makes a game's state (:meth:`Game.__eq__`); ``tile_set`` follows from the profile."""
 
 _HANDLERS: dict[type[Command], Callable[[Game, Any], object]] = {
     Draw: lambda g, c: g.draw(c.player, c.tiles),

@@ -231,7 +231,16 @@ class Bag:
 
     def copy(self, rng: random.Random | None = None) -> Bag:
         """A copy sharing the generator unless another one is given."""
-        return Bag(self._tiles, rng or self._rng)
+        other = Bag.__new__(Bag)
+        other._tiles = list(self._tiles)
+        other._rng = rng or self._rng
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        """The same tiles in the same order (the order decides the next random draws)."""
+        return isinstance(other, Bag) and self._tiles == other._tiles
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def letters_of(tiles: Iterable[Tile]) -> str:

@@ -136,6 +136,7 @@ class ServiceNotifier:
             return
         try:  # a fresh socket per datagram, as sd_notify(3) does: nothing held open in between
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+                sock.setblocking(False)  # a service manager that stopped reading never stalls the game
                 # "replace": a stray surrogate (from a file name, say) must not raise either.
                 sock.sendto(message.encode("utf-8", "replace"), self._target)
         except OSError as exc:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from engine.board import SIZE, CENTRE, Direction, Square
 from engine.errors import CorrectionError, ExchangeNotAllowedError, GameOverError, PlacementError
+from engine.events import PlayMade
 from engine.game import Game
 from engine.placement import Placement, validate
 from engine.rules import RuleProfile
@@ -108,6 +109,12 @@ def _step(game: Game, rng: random.Random) -> None:
         try:
             game.undo_last_play()
         except CorrectionError:
+            pass
+    elif roll < 0.195 and profile.overrides_allowed and game.overridable_ruling is not None:
+        play = next(e for e in reversed(game.events) if isinstance(e, PlayMade))
+        try:
+            game.override_ruling((play.words[0].text,))
+        except (CorrectionError, GameOverError):
             pass
     elif roll < 0.21:
         game.adjust_score(rng.randrange(players), rng.randint(-9, 9))

@@ -47,6 +47,34 @@ def test_random_games_conserve_tiles(profile, data, seed) -> None:  # type: igno
     assert game.over
 
 
+def same_game(a: Game, b: Game) -> None:
+    """What players and records see of two games is the same (the bag's order may differ)."""
+    assert a.events == b.events and a.log == b.log and a.scores() == b.scores()
+    assert [sorted(a.rack(p)) for p in range(len(a.players))] == [sorted(b.rack(p)) for p in range(len(b.players))]
+    assert a.board == b.board and a.bag.letters() == b.bag.letters()
+    assert (a.turn, a.termination, a.window_open, a.pending_play) == (b.turn, b.termination, b.window_open, b.pending_play)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(profile=PROFILES, data=st.data(), seed=st.integers(0, 2**32))
+def test_copies_are_independent_and_corrections_agree_with_a_replay(profile, data, seed) -> None:  # type: ignore[no-untyped-def]
+    """Undo and override start from copies taken before the play or ruling; the game they give
+    is the one its log replays to, and a copy is never changed by what its original does."""
+    players = data.draw(player_counts(profile.name))
+    kept: list[tuple[Game, Game]] = []
+
+    def check(game: Game) -> None:
+        if len(kept) % 5 == 0 or game.over:
+            same_game(game, Game.replay(game.profile, game.players, game.log, first=game.first))
+        copy = game.copy()
+        assert copy == game
+        kept.append((copy, copy.copy()))
+
+    play_random_game(profile, players, seed, check=check)
+    for copy, again in kept:  # the game went on after each copy was taken
+        assert copy == again
+
+
 @SETTINGS
 @given(profile=PROFILES, data=st.data(), seed=st.integers(0, 2**32))
 def test_totals_equal_the_sum_of_events(profile, data, seed) -> None:  # type: ignore[no-untyped-def]
