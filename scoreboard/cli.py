@@ -242,7 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("words", nargs="*" if action == "list" else "+", metavar="WORD")
         a.set_defaults(func=cmd_lexicon_house)
 
-    from scoreboard import demo, enroll_cli, export_cli, run_cli, simulator
+    from scoreboard import demo, enroll_cli, export_cli, run_cli
+    from scoreboard.sim import cli as simulator
 
     demo.add_parser(sub)
     enroll_cli.add_parser(sub)

@@ -54,11 +54,11 @@ from scoreboard.notify import ServiceNotifier
 from scoreboard.registry import TileRegistry, registry_path, set_key
 from scoreboard.screens.models import Lang
 from scoreboard.service import SCRIPT_KIND, Service
-from scoreboard.simulator import tile_set_uids
-from scoreboard.table_script import Line, parse, press_target, resolve_tile
+from scoreboard.sim.tags import tile_set_uids
+from scoreboard.table_script import Line, parse, press_target
 
 if TYPE_CHECKING:
-    from scoreboard.sim_control import Reply, SimControl
+    from scoreboard.sim.client import Reply, SimControl
 
 __all__ = ["Runner", "add_parser", "build_table", "cmd_run"]
 
@@ -131,7 +131,7 @@ def simulated_tiles(state: Path) -> Callable[[TileSet], TileRegistry]:
 def start_simulator(link: Path, *, lockstep: bool, racks: int, slots: int) -> subprocess.Popen[bytes]:
     """The simulated board as its own process, serving at ``link`` (control: ``LINK.control``)."""
     command = [
-        sys.executable, "-m", "scoreboard.simulator", "--link", str(link),
+        sys.executable, "-m", "scoreboard.sim", "--link", str(link),
         "--control", f"{link}.control", "--racks", str(racks), "--slots", str(slots),
     ]
     if lockstep:
@@ -286,10 +286,7 @@ class Runner:
         else:
             if self.sim is None:
                 raise RunError(f"line {line.number}: board commands need the simulated board")
-            args = list(line.args)
-            if line.action == "place":
-                args[1] = resolve_tile(args[1], self.tile_set).hex().upper()
-            self.sim.request(" ".join([line.action, *args]))
+            self.sim.send(line.board_command(self.tile_set))
 
 
 # --- the command -------------------------------------------------------------------------------
@@ -335,7 +332,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def run(config: Config, state: Path, args: argparse.Namespace) -> int:
     """Build everything, start or resume the game, loop until stopped."""
-    from scoreboard.sim_control import SimControl
+    from scoreboard.sim.client import SimControl
 
     lines: list[Line] = []
     if args.script:

@@ -44,7 +44,7 @@ def test_a_scripted_game_survives_faults_and_an_unplugged_cable(tmp_path: Path) 
     script = tmp_path / "game.txt"
     script.write_text(SCRIPT)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scoreboard.simulator", "--link", str(link), "--script", str(script)],
+        [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--script", str(script)],
         stderr=subprocess.PIPE, text=True, cwd=ROOT,
     )
     stabiliser = Stabiliser(reports=2, seconds=0.2)

@@ -32,7 +32,7 @@ from scoreboard.demo import demo_script
 from scoreboard.journal import Journal
 from scoreboard.lexicons import open_lexicon
 from scoreboard.records_codec import decode_entry, decode_meta
-from scoreboard.sim_control import SimControl
+from scoreboard.sim.client import SimControl
 
 ROOT = Path(__file__).resolve().parent.parent
 KILLS = 50
@@ -43,7 +43,7 @@ def start_board(folder: Path) -> tuple[subprocess.Popen[bytes], Path]:
     folder.mkdir(parents=True, exist_ok=True)
     link = folder / "board"
     board = subprocess.Popen(
-        [sys.executable, "-m", "scoreboard.simulator", "--link", str(link), "--control", f"{link}.control",
+        [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", f"{link}.control",
          "--lockstep", "--racks", "2", "--slots", "7"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

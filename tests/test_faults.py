@@ -64,7 +64,8 @@ from scoreboard.lexicons import open_lexicon
 from scoreboard.records_codec import decode_entry, decode_meta
 from scoreboard.screens.models import ErrorKind, ErrorScreen, LastPlayScreen
 from scoreboard.service import SCRIPT_KIND, Service
-from scoreboard.simulator import SimulatedBoard, parse_script
+from scoreboard.sim.board import SimulatedBoard
+from scoreboard.sim.script import parse_script
 from scoreboard.table_script import SHORT_S
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -563,10 +564,10 @@ def test_each_frame_fault_alone_is_survived_by_the_link(tmp_path: Path, fault: s
     s = link.stats
     seen = {
         "garbage": s.malformed + s.crc_errors >= 3,
-        "corrupt": s.crc_errors == board.frames_corrupted == 6,
-        "drop": board.frames_dropped == 6 and s.sequence_errors >= 3,
-        "duplicate": board.frames_duplicated == 6 and s.sequence_errors >= 6,
-        "reorder": board.frames_reordered == 6 and s.sequence_errors >= 12,
+        "corrupt": s.crc_errors == board.faults.corrupted == 6,
+        "drop": board.faults.dropped == 6 and s.sequence_errors >= 3,
+        "duplicate": board.faults.duplicated == 6 and s.sequence_errors >= 6,
+        "reorder": board.faults.reordered == 6 and s.sequence_errors >= 12,
     }[kind]
     been = {(Loc.slot(0, 0), UIDS["A"]), (Loc.slot(0, 1), UIDS["B"]), (Loc.slot(0, 2), UIDS["C"]),
             (Loc.cell("H8"), UIDS["A"]), (Loc.cell("I8"), UIDS["B"])}

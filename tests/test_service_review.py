@@ -184,7 +184,7 @@ def resumed_run() -> Iterator[Path]:
     import subprocess
     import sys
 
-    from scoreboard.sim_control import SimControl
+    from scoreboard.sim.client import SimControl
 
     root = Path(__file__).resolve().parent.parent
     folder = Path(tempfile.mkdtemp(prefix="rv-"))
@@ -197,7 +197,7 @@ def resumed_run() -> Iterator[Path]:
     )
     link = folder / "board"
     board = subprocess.Popen(
-        [sys.executable, "-m", "scoreboard.simulator", "--link", str(link), "--control", f"{link}.control",
+        [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", f"{link}.control",
          "--lockstep", "--racks", "2", "--slots", "7"],
         cwd=root, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -265,7 +265,7 @@ def _simulators_under(folder: Path) -> list[int]:
             cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"scoreboard.simulator" in cmd and any(str(folder).encode() in c for c in cmd):
+        if b"scoreboard.sim" in cmd and any(str(folder).encode() in c for c in cmd):
             pids.append(int(entry))
     return pids
 

@@ -1,5 +1,6 @@
 """The simulated board's control socket and lockstep clock, with the simulator in its own
-process (``python -m scoreboard.simulator --link ... --control ... --lockstep``).
+process (``python -m scoreboard.sim --link ... --control ... --lockstep``), talked to by
+:class:`scoreboard.sim.client.SimControl`; the server's requests also in process.
 
 The test is the host (the pty opened through the link) and the control client at once.
 Real-time limits are generous and only guard against a hang: nothing here depends on how
@@ -24,7 +25,10 @@ from pathlib import Path
 import pytest
 
 from drivers.board import protocol as P
-from scoreboard.sim_control import Reply, SimControl, SimControlError
+from scoreboard.sim.board import SimulatedBoard
+from scoreboard.sim.client import Reply, SimControl, SimControlError, parse_reply
+from scoreboard.sim.commands import CommandError, Move, Place, Problem, Remove, Unplug, location
+from scoreboard.sim.control import Advance, ControlServer, Ping, Tags, parse_request
 
 ROOT = Path(__file__).resolve().parent.parent
 PATIENCE = 60.0  # seconds of real time before a wait counts as a hang
@@ -121,7 +125,7 @@ def simulator(where: Path) -> Iterator[Simulator]:
 
     def start(*extra: str, script: str | None = None, lockstep: bool = True) -> tuple[SimControl, Path]:
         link, control = where / "ttyBOARD", where / "control"
-        argv = [sys.executable, "-m", "scoreboard.simulator", "--link", str(link), "--control", str(control)]
+        argv = [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", str(control)]
         if lockstep:
             argv.append("--lockstep")
         if script is not None:
@@ -176,6 +180,18 @@ def test_place_remove_move_and_tags_round_trip(simulator: Simulator) -> None:
     data = sim.request("tags").data
     assert data == {"R1.3": "04A1B2C3D4E5F6"}
     assert sim.ping().now == 0.0  # no advance, no time, however long all that took
+
+
+def test_typed_commands_are_sent_as_their_lines(simulator: Simulator) -> None:
+    sim, _ = simulator()
+    h8, i8 = location("H8"), location("I8")
+    assert sim.send(Place(h8, UID_A)).now == 0.0
+    sim.send(Move(h8, i8))
+    assert sim.tags() == {"I8": UID_A}
+    sim.send(Remove(i8))
+    assert sim.tags() == {}
+    assert sim.send(Unplug(0.5)).pty is None
+    assert sim.advance(0.5).pty is not None
 
 
 def test_advance_moves_the_clock_by_exactly_the_time_and_the_host_reads_what_was_written(
@@ -346,7 +362,7 @@ def test_the_host_reading_during_the_advance_gets_every_written_byte(simulator: 
     ("at 1 place H8 04A1B2C3D4E5F6", "applies at once"),
     ("advance", "takes 1 arguments"),
     ("advance -1", "0 or more"),
-    ("advance soon", "could not convert"),
+    ("advance soon", "not a number"),
     ("tags H8", "takes 0 arguments"),
     ("", "empty"),
 ])
@@ -415,7 +431,7 @@ def test_exit_stops_the_simulator_and_removes_socket_and_link(where: Path) -> No
     stale.bind(str(control))  # a dead simulator's socket file
     stale.close()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scoreboard.simulator", "--link", str(link), "--control", str(control),
+        [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", str(control),
          "--lockstep"], stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         with SimControl.connect(control, timeout=PATIENCE) as sim:
@@ -429,7 +445,7 @@ def test_exit_stops_the_simulator_and_removes_socket_and_link(where: Path) -> No
 
 
 def test_lockstep_needs_control_and_a_file_at_the_control_path_is_kept(where: Path) -> None:
-    base = [sys.executable, "-m", "scoreboard.simulator", "--link", str(where / "ttyBOARD")]
+    base = [sys.executable, "-m", "scoreboard.sim", "--link", str(where / "ttyBOARD")]
     done = subprocess.run([*base, "--lockstep"], capture_output=True, text=True, cwd=ROOT, timeout=PATIENCE,
                           check=False)
     assert done.returncode == 2 and "--lockstep needs --control" in done.stderr
@@ -445,3 +461,40 @@ def test_connect_names_the_path_when_nobody_listens(where: Path) -> None:
     with pytest.raises(SimControlError, match=str(where / "nothing")) as err:
         SimControl.connect(where / "nothing", timeout=0.2)
     assert isinstance(err.value, ConnectionError)
+
+
+# --- the requests, in process ----------------------------------------------------------------------
+
+
+def test_requests_parse_into_typed_ones_and_back() -> None:
+    assert parse_request("advance 0.25") == Advance(0.25) and str(Advance(0.25)) == "advance 0.25"
+    assert parse_request("PING  # hello") == Ping() and parse_request("tags") == Tags()
+    assert parse_request("place h8 04a1b2c3d4e5f6") == Place(location("H8"), UID_A)
+    for line, problem in [("jump", Problem.UNKNOWN), ("", Problem.EMPTY), ("at 1 exit", Problem.MISPLACED),
+                          ("advance 1 2", Problem.ARITY), ("advance -1", Problem.NUMBER),
+                          ("remove Z0", Problem.LOCATION), ("place H8 04", Problem.UID)]:
+        with pytest.raises(CommandError) as err:
+            parse_request(line)
+        assert err.value.problem is problem and err.value.text == line and err.value.number is None
+        assert str(err.value).startswith(f"{line!r}: ")
+
+
+def test_the_server_answers_error_for_a_bad_request_and_goes_on(tmp_path: Path) -> None:
+    board = SimulatedBoard(tmp_path / "link", lockstep=True)
+    server = ControlServer(board, tmp_path / "unused")  # answer() needs no socket
+    board.start()
+    try:
+        for raw in [b"jump H8", b"place Z9 04A1B2C3D4E5F6", b"remove", b"place H8 04A1", b"garbage many",
+                    b"\xff", b"advance", b"at 1 remove H8"]:
+            answer = server.answer(raw)
+            assert answer.startswith("error "), (raw, answer)
+            with pytest.raises(SimControlError):
+                parse_reply(answer)
+        ok = parse_reply(server.answer(b"place H8 04A1B2C3D4E5F6"))
+        assert ok.pty == board.port.name and ok.now == 0.0
+        assert parse_reply(server.answer(b"tags")).data == {"H8": "04A1B2C3D4E5F6"}
+        assert parse_reply(server.answer(b"advance 0.5\r")).now == 0.5
+        assert server.requests == 11 and not board.stopped
+        assert parse_reply(server.answer(b"exit")).pty is not None and board.stopped
+    finally:
+        board.close()

@@ -1,8 +1,8 @@
 """The simulated board controller on a pty, read through its symlink like a by-id path.
 
-The board runs on a virtual clock driven by the test (``SimulatedBoard.advance``); one
-test starts ``python -m scoreboard.simulator`` as its own process and stops it with
-SIGTERM.
+The board (:mod:`scoreboard.sim.board`) runs on a virtual clock driven by the test
+(``SimulatedBoard.advance``); one test starts ``python -m scoreboard.sim`` as its own process
+and stops it with SIGTERM. The commands themselves: tests/test_sim_commands.py.
 """
 
 from __future__ import annotations
@@ -20,15 +20,12 @@ import pytest
 
 from drivers.board import protocol as P
 from engine.tiles import ENGLISH, FRENCH, GERMAN
-from scoreboard.simulator import (
-    LinkPathError,
-    ScriptError,
-    SimulatedBoard,
-    corrupt_frame,
-    parse_script,
-    tile_set_uids,
-    tile_uid,
-)
+from scoreboard.sim.board import SimulatedBoard
+from scoreboard.sim.commands import CommandError, Flicker, Garbage, Place, Problem, Remove, location
+from scoreboard.sim.faults import OutputFaults, corrupt_frame
+from scoreboard.sim.pty import LinkPathError
+from scoreboard.sim.script import Step, parse_script
+from scoreboard.sim.tags import tile_set_uids, tile_uid
 
 UID_A = bytes.fromhex("04A1B2C3D4E5F6")
 UID_B = bytes.fromhex("04112233445566")
@@ -126,31 +123,43 @@ def test_script_times_absolute_relative_and_implicit() -> None:
         at 0.2 garbage 10
         flicker H8 alternate
     """)
-    assert [(s.at, s.action, s.args) for s in steps] == [
-        (0.2, "garbage", ("10",)),
-        (0.2, "flicker", ("H8", "alternate")),
-        (1.5, "place", ("H8", "04A1B2C3D4E5F6")),
-        (2.0, "remove", ("H8",)),
-        (2.0, "place", ("R1.3", "04112233445566")),
+    h8, r13 = location("H8"), location("R1.3")
+    assert [(s.at, s.command) for s in steps] == [
+        (0.2, Garbage(10)),
+        (0.2, Flicker(h8, "alternate")),
+        (1.5, Place(h8, UID_A)),
+        (2.0, Remove(h8)),
+        (2.0, Place(r13, UID_B)),
+    ]
+    assert [s.line for s in steps] == [6, 7, 3, 4, 5]
+    assert [str(s) for s in steps] == [
+        "at 0.2 garbage 10", "at 0.2 flicker H8 alternate", "at 1.5 place H8 04A1B2C3D4E5F6",
+        "at 2 remove H8", "at 2 place R1.3 04112233445566",
+    ]
+    assert parse_script("\n".join(str(s) for s in steps)) == [
+        Step(s.at, s.command, n) for n, s in enumerate(steps, 1)
     ]
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ("at 1 place Z9 04A1B2C3D4E5F6", "not a location"),
-    ("place H8 04A1", "4, 7 or 10 bytes"),
-    ("place H8 nothex", "not a hex UID"),
-    ("jump H8", "unknown command 'jump'"),
-    ("remove", "takes 1 arguments"),
-    ("flicker H8 1.5", "probability"),
-    ("unplug 2 forever", "reboot"),
-    ("fault sensor 3", "fault reader N"),
-    ("at x place H8 04A1B2C3D4E5F6", "could not convert"),
+@pytest.mark.parametrize(("line", "message", "problem"), [
+    ("at 1 place Z9 04A1B2C3D4E5F6", "not a location", Problem.LOCATION),
+    ("place H8 04A1", "4, 7 or 10 bytes", Problem.UID),
+    ("place H8 nothex", "not a hex UID", Problem.UID),
+    ("jump H8", "unknown command 'jump'", Problem.UNKNOWN),
+    ("remove", "takes 1 arguments", Problem.ARITY),
+    ("flicker H8 1.5", "probability", Problem.NUMBER),
+    ("unplug 2 forever", "reboot", Problem.WORD),
+    ("fault sensor 3", "fault reader N", Problem.WORD),
+    ("at x place H8 04A1B2C3D4E5F6", "not a number: 'x'", Problem.NUMBER),
+    ("after -1 remove H8", "0 or more", Problem.NUMBER),
+    ("at 1", "at TIME COMMAND", Problem.ARITY),
 ])
-def test_script_errors_name_the_line(line: str, message: str) -> None:
-    with pytest.raises(ScriptError, match=message) as err:
-        parse_script("place H8 04A1B2C3D4E5F6\n" + line)
+def test_script_errors_name_the_line(line: str, message: str, problem: Problem) -> None:
+    with pytest.raises(CommandError, match=message) as err:
+        parse_script("place H8 04A1B2C3D4E5F6\n" + line + "  # why")
     assert str(err.value).startswith("line 2: ")
     assert line in str(err.value)
+    assert (err.value.number, err.value.text, err.value.problem) == (2, line + "  # why", problem)
 
 
 def test_tile_uids_are_deterministic_and_unique_across_sets() -> None:
@@ -172,6 +181,25 @@ def test_a_corrupted_frame_is_a_crc_error_not_garbage() -> None:
     assert parser.stats.crc_errors == 1 and parser.stats.malformed == 0
 
 
+def test_output_faults_spend_their_counts_frame_by_frame() -> None:
+    from scoreboard.sim.commands import Corrupt, Drop, Duplicate, Reorder
+
+    faults = OutputFaults(seed=3)
+    a, b, c, d, e = (P.encode(P.Heartbeat(n, 0, 0, 0), n) for n in range(5))
+    faults.arm(Drop(1))
+    faults.arm(Duplicate(1))
+    assert faults.send(a) == b"" and faults.send(b) == b + b and faults.send(c) == c
+    faults.arm(Reorder(1))
+    assert faults.send(d) == b"" and faults.send(e) == e + d  # the pair goes out swapped
+    faults.arm(Reorder(1))
+    assert faults.send(a) == b"" and faults.forget() == len(a)  # nobody reads: the held frame goes
+    faults.arm(Corrupt(1))
+    parser = P.FrameParser()
+    assert parser.feed(faults.send(a)) == [] and parser.stats.crc_errors == 1
+    assert (faults.sent, faults.dropped, faults.duplicated, faults.reordered, faults.corrupted) == (6, 1, 1, 1, 1)
+    assert OutputFaults(seed=3).garbage(8) == OutputFaults(seed=3).garbage(8)  # a seed replays the faults
+
+
 # --- the board on a pty ---------------------------------------------------------------------------
 
 
@@ -183,7 +211,7 @@ def test_scripted_placements_arrive_as_snapshots_and_changes(board_factory: list
         at 2.5 move R1.2 I8
         at 3.5 remove H8
     """)
-    assert link.is_symlink() and os.readlink(link) == board.pty_name
+    assert link.is_symlink() and os.readlink(link) == board.port.name
     host = Host(link)
     run(board, host, 1.2)
     assert state(host.messages) == {"rack 1 slot 1": UID_A, "rack 1 slot 2": UID_B}
@@ -213,7 +241,7 @@ def test_link_faults_are_survived_by_the_parser(board_factory: list[SimulatedBoa
     stats = host.parser.stats
     assert stats.crc_errors >= 1 and stats.malformed + stats.crc_errors >= 2
     assert host.seq.gaps >= 2  # the corrupted and the dropped frame: the host would resync
-    assert board.frames_corrupted == 1 and board.frames_dropped == 1
+    assert board.faults.corrupted == 1 and board.faults.dropped == 1
     assert state(host.messages) == {"H8": UID_A}
     after = [m for _, m in host.messages[-5:]]
     assert any(isinstance(m, P.Heartbeat) for m in after)
@@ -243,14 +271,14 @@ def test_unplug_removes_the_link_and_replug_points_it_at_a_new_pty(board_factory
     """)
     host = Host(link)
     run(board, host, 1.6)
-    assert not os.path.lexists(link) and board.pty_name is None
+    assert not os.path.lexists(link) and board.port.name is None
     poller = select.poll()  # the old port hangs up, as after a pulled cable
     poller.register(host.fd, select.POLLIN)
     assert any(ev & select.POLLHUP for _, ev in poller.poll(0))
     host.close()
     run(board, None, 1.0)
     assert link.is_symlink() and board.replugs == 1
-    assert os.readlink(link) == board.pty_name and board.pty_name is not None
+    assert os.readlink(link) == board.port.name and board.port.name is not None
     host = Host(link)
     run(board, host, 0.3)
     kinds = [type(m).__name__ for _, m in host.messages]
@@ -312,7 +340,7 @@ def test_the_simulator_process_serves_and_stops_on_sigterm(tmp_path: Path) -> No
     script = tmp_path / "board.txt"
     script.write_text("place H8 04A1B2C3D4E5F6\nplace R2.7 0477889900AABB\n")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scoreboard.simulator", "--link", str(link), "--script", str(script)],
+        [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--script", str(script)],
         stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent,
     )
     try:

@@ -33,7 +33,7 @@ import scoreboard
 from scoreboard.demo import demo_script
 from scoreboard.journal import Journal
 from scoreboard.lexicons import open_lexicon
-from scoreboard.sim_control import SimControl
+from scoreboard.sim.client import SimControl
 
 PLAYERS = ("Anna", "Ben")
 PATIENCE_S = 180.0  # real seconds for the whole game
@@ -65,7 +65,7 @@ print(json.dumps({"code": os.waitstatus_to_exitcode(status), "max_rss_kib": usag
 
 def _start_board(link: Path) -> subprocess.Popen[bytes]:
     board = subprocess.Popen(
-        [sys.executable, "-m", "scoreboard.simulator", "--link", str(link), "--control", f"{link}.control",
+        [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", f"{link}.control",
          "--lockstep", "--racks", str(len(PLAYERS)), "--slots", "7"],
         cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

@@ -1,9 +1,10 @@
 """A client of the simulated board's control socket (``simulate-board --control PATH``).
 
-One request line, one answer line (the protocol is in :mod:`scoreboard.simulator`)::
+One request line, one answer line (the protocol is in :mod:`scoreboard.sim.control`)::
 
     with SimControl.connect("/run/scoreboard/board.ctl") as sim:
         sim.request("place H8 045C004502011E")
+        sim.send(Remove(location("H8")))  # a typed command (scoreboard.sim.commands)
         reply = sim.advance(0.5)          # --lockstep: the board runs 0.5 s of its time
         reply.written                     # bytes the pty got since it was plugged
         sim.tags()                        # {"H8": b"\\x04\\x5c..."}: where the tags lie
@@ -24,8 +25,9 @@ from types import TracebackType
 from typing import Any
 
 from engine.errors import ScoreboardError
+from scoreboard.sim.commands import Command
 
-__all__ = ["Reply", "SimControl", "SimControlError"]
+__all__ = ["Reply", "SimControl", "SimControlError", "parse_reply"]
 
 
 class SimControlError(ScoreboardError, ConnectionError):
@@ -125,6 +127,10 @@ class SimControl:
         answer = bytes(self._buf[:end]).decode("utf-8", "replace")
         del self._buf[: end + 1]
         return parse_reply(answer)
+
+    def send(self, command: Command, timeout: float | None = None) -> Reply:
+        """Have the board carry out ``command`` now (its text is the request line)."""
+        return self.request(str(command), timeout)
 
     def ping(self) -> Reply:
         """The simulator's state: pty, bytes written, board time."""

@@ -1,0 +1,103 @@
+"""``scoreboard simulate-board`` and ``python -m scoreboard.sim``: a simulated board on a pty.
+
+``--link PATH`` (the symlink to the pty, like a ``/dev/serial/by-id`` name), ``--script
+FILE`` (:mod:`scoreboard.sim.script`), ``--virtual-clock``, ``--control PATH``
+(:mod:`scoreboard.sim.control`) and ``--lockstep``, ``--racks N``, ``--slots N``, ``--seed
+N``. Exit 0 when stopped (SIGTERM, SIGINT or ``exit``), 2 when it cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from scoreboard.sim.board import SimulatedBoard
+from scoreboard.sim.commands import CommandError
+from scoreboard.sim.control import ControlPathError, ControlServer
+from scoreboard.sim.pty import LinkPathError
+from scoreboard.sim.script import Step, parse_script
+
+__all__ = ["add_parser", "cmd_simulate_board", "main"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """Add ``simulate-board`` to the ``scoreboard`` command line."""
+    p = subparsers.add_parser(
+        "simulate-board",
+        help="run a simulated board controller on a pty",
+        description="Serve the board link protocol from a simulated controller on a pty "
+        "reachable through the symlink PATH, driven by an optional script.",
+    )
+    p.add_argument("--link", required=True, metavar="PATH", help="symlink to create for the pty")
+    p.add_argument("--script", metavar="FILE", help="placements, removals and faults (see the docs)")
+    p.add_argument("--virtual-clock", action="store_true",
+                   help="run as fast as the host reads instead of in real time")
+    p.add_argument("--control", metavar="PATH",
+                   help="unix socket for control requests (one line each; see the docs)")
+    p.add_argument("--lockstep", action="store_true",
+                   help="the clock moves only on 'advance' requests (needs --control)")
+    p.add_argument("--racks", type=int, default=4, choices=range(1, 5), help="racks (default 4)")
+    p.add_argument("--slots", type=int, default=7, choices=range(1, 10), help="slots per rack (default 7)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulated faults")
+    p.set_defaults(func=cmd_simulate_board)
+    return p
+
+
+def cmd_simulate_board(args: argparse.Namespace) -> int:
+    """``scoreboard simulate-board --link PATH [--script FILE] [--virtual-clock] [--control PATH [--lockstep]]``."""
+    control_path = getattr(args, "control", None)
+    lockstep = bool(getattr(args, "lockstep", False))
+    if lockstep and not control_path:
+        print("scoreboard: --lockstep needs --control PATH: the clock moves only on 'advance' requests",
+              file=sys.stderr)
+        return 2
+    steps: list[Step] = []
+    if args.script:
+        try:
+            steps = parse_script(Path(args.script).read_text(encoding="utf-8"))
+        except OSError as e:
+            print(f"scoreboard: cannot read {args.script}: {e.strerror}", file=sys.stderr)
+            return 2
+        except CommandError as e:
+            print(f"scoreboard: {args.script}: {e}", file=sys.stderr)
+            return 2
+    board = SimulatedBoard(args.link, steps, racks=args.racks, slots=args.slots, seed=args.seed,
+                           virtual=args.virtual_clock, lockstep=lockstep)
+    control = ControlServer(board, control_path) if control_path else None
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stop.set()
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        try:
+            name = board.start()
+            if control is not None:
+                control.open()  # after the link: once the socket is there, so is the pty
+        except (LinkPathError, ControlPathError) as e:
+            print(f"scoreboard: {e}", file=sys.stderr)
+            return 2
+        where = f", control at {control_path}" + (" (lockstep)" if lockstep else "") if control else ""
+        print(f"simulated board on {name}, linked at {args.link}{where}", file=sys.stderr, flush=True)
+        board.serve(stop, control)
+    finally:
+        if control is not None:
+            control.close()
+        board.close()
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m scoreboard.sim --link PATH ...`` (the same as simulate-board)."""
+    parser = argparse.ArgumentParser(prog="scoreboard")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_parser(sub)
+    args = parser.parse_args(["simulate-board", *(sys.argv[1:] if argv is None else argv)])
+    return int(args.func(args))

@@ -1,0 +1,289 @@
+"""The simulated board's control socket (``simulate-board --control PATH``).
+
+A unix stream socket at PATH (a stale socket file there is replaced, anything else is
+refused; it is made after the link and removed on exit). One client at a time; a new
+connection takes over from the current one. UTF-8, one request line in, one answer line
+out::
+
+    ok PTY WRITTEN NOW [JSON]    # PTY: the pty's device, '-' while unplugged; WRITTEN: bytes
+                                 # written to that pty since its host opened it (0 while
+                                 # out or while no host has it open);
+                                 # NOW: the board's time in seconds, 6 decimals
+    error MESSAGE                # the message quotes the bad line; the simulator goes on
+
+Requests: any command of :mod:`scoreboard.sim.commands` without a time (``place H8
+04A1B2C3D4E5F6``, ``unplug 2``, ``exit`` ...), parsed like a script line and carried out at
+NOW, its output then written; ``place`` is physical (a tag already there: nothing; a tag
+elsewhere: lifted from there first), ``remove`` of an empty location does nothing,
+``move`` from one warns on stderr (the answer is ``ok``). ``advance SECONDS`` runs the
+board that long (``--lockstep`` only): the scripted steps it reaches, the controller, and
+every frame written, waiting for a host that has the port open to read them (so a host
+must read while it waits for the answer); a host that closes the port ends the waiting.
+``tags`` answers with the locations holding a tag now, physically
+(``{"H8":"045C...","R1.3":"..."}``); ``ping`` just answers. Before each request the host's
+bytes are read: what the host wrote before asking reaches the controller before the clock
+moves. :mod:`scoreboard.sim.client` is a client.
+
+``--lockstep`` (needs ``--control``; implies a virtual clock): the clock moves only on
+``advance``, by exactly the time asked (the controller may run a few milliseconds past it
+to finish its step; NOW does not show that). Between requests the host's bytes are read
+and wait for the controller; steps at time 0 are applied before the first request. A host
+that has read WRITTEN bytes since it opened the port has every frame written so far
+(nothing is written to a port nobody has open; a new host starts the count at 0, as seen
+at the simulator's next look at the port). ``unplug S`` shows PTY
+``-`` until an ``advance`` reaches NOW + S; the new pty (WRITTEN 0 again) may get the old
+one's device name. Without ``--lockstep`` the board keeps its own clock (real or
+``--virtual-clock``) and requests apply at its NOW; ``advance`` is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import stat
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import ScoreboardError
+from scoreboard.sim.board import SimulatedBoard
+from scoreboard.sim.commands import (
+    USAGE, Command, CommandError, Problem, check_arity, command_from_words, number_text, seconds, words_of,
+)
+
+__all__ = [
+    "Advance", "ControlPathError", "ControlServer", "Ping", "Request", "Tags", "parse_request", "respond", "status",
+]
+
+
+class ControlPathError(ScoreboardError, OSError):
+    """The control socket path is taken by something that is not a socket, or cannot be bound."""
+
+
+# --- requests ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Advance:
+    """``advance SECONDS``: run a lockstep board that long."""
+
+    seconds: float
+
+    def __str__(self) -> str:
+        return f"advance {number_text(self.seconds)}"
+
+
+@dataclass(frozen=True)
+class Tags:
+    """``tags``: where the tags lie now."""
+
+    def __str__(self) -> str:
+        return "tags"
+
+
+@dataclass(frozen=True)
+class Ping:
+    """``ping``: just the answer."""
+
+    def __str__(self) -> str:
+        return "ping"
+
+
+Request = Command | Advance | Tags | Ping
+_OWN = ("advance", "ping", "tags")
+
+
+def parse_request(line: str) -> Request:
+    """The request on ``line``; :class:`~scoreboard.sim.commands.CommandError` quotes the line."""
+    words = words_of(line)
+    try:
+        if not words:
+            raise CommandError(Problem.EMPTY, "an empty request")
+        name, args = words[0].lower(), words[1:]
+        if name == "advance":
+            check_arity(name, args, 1, 1)
+            return Advance(seconds(args[0]))
+        if name in ("ping", "tags"):
+            check_arity(name, args, 0, 0)
+            return Ping() if name == "ping" else Tags()
+        if name in ("at", "after"):
+            raise CommandError(Problem.MISPLACED, f"no {name!r} here: an action applies at once (then 'advance')")
+        if name not in USAGE:
+            known = ", ".join(sorted([*USAGE, *_OWN]))
+            raise CommandError(Problem.UNKNOWN, f"unknown request {name!r} (known: {known})")
+        return command_from_words(words)
+    except CommandError as e:
+        raise e.on(line.strip()) from None
+
+
+def status(board: SimulatedBoard, data: object = None) -> str:
+    """``ok PTY WRITTEN NOW`` (and `` JSON`` when ``data`` is not None)."""
+    line = f"ok {board.port.name or '-'} {board.port.written} {board.clock:.6f}"
+    if data is not None:
+        line += " " + json.dumps(data, separators=(",", ":"))
+    return line
+
+
+def respond(board: SimulatedBoard, line: str) -> str:
+    """Carry out one request line on ``board``; its answer, ``ok ...`` or ``error ...``."""
+    try:
+        request = parse_request(line)
+    except CommandError as e:
+        return f"error {e}"
+    board.pump()  # what the host wrote before asking comes first
+    data: object = None
+    match request:
+        case Ping():
+            pass
+        case Tags():
+            data = {name: uid.hex().upper() for name, uid in board.tag_names().items()}
+        case Advance(time):
+            if not board.lockstep:
+                return f"error {line.strip()!r}: advance needs --lockstep (this board runs on its own clock)"
+            board.run_for(time)
+        case _:
+            board.act(request)
+    return status(board, data)
+
+
+# --- the server ------------------------------------------------------------------------------
+
+
+class ControlServer:
+    """The control socket of a :class:`SimulatedBoard`: one request line, one answer line.
+
+    One client at a time; a new connection takes over from the current one (which is
+    closed), so a restarted service never waits behind its killed predecessor.
+    """
+
+    MAX_LINE = 1 << 16
+
+    def __init__(self, board: SimulatedBoard, path: str | os.PathLike[str]) -> None:
+        self.board = board
+        self.path = Path(path)
+        self.listener: socket.socket | None = None
+        self.client: socket.socket | None = None
+        self.clients = 0
+        self.requests = 0
+        self._buf = bytearray()
+        self._inode = -1
+
+    def open(self) -> None:
+        """Listen on :attr:`path` (a stale socket file there is removed first)."""
+        try:
+            mode = self.path.lstat().st_mode
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise ControlPathError(f"cannot use {self.path} for the control socket: {e.strerror}") from None
+        else:
+            if not stat.S_ISSOCK(mode):
+                raise ControlPathError(f"{self.path} exists and is not a socket: not replacing it")
+            self.path.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(str(self.path))
+            sock.listen(8)
+        except OSError as e:
+            sock.close()
+            raise ControlPathError(f"cannot listen on {self.path}: {e.strerror or e}") from None
+        sock.setblocking(False)
+        self.listener = sock
+        self._inode = self.path.lstat().st_ino
+
+    def close(self) -> None:
+        """Stop listening, hang up on the client and remove the socket file."""
+        self._drop_client()
+        if self.listener is not None:
+            self.listener.close()
+            self.listener = None
+            try:
+                st = self.path.lstat()
+                if stat.S_ISSOCK(st.st_mode) and st.st_ino == self._inode:  # not a newer simulator's
+                    self.path.unlink()
+            except OSError:
+                pass
+
+    def __enter__(self) -> ControlServer:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def register(self, poller: select.poll) -> None:
+        """Have ``poller`` watch the listening socket and the client."""
+        if self.listener is not None:
+            poller.register(self.listener, select.POLLIN)
+        if self.client is not None:
+            poller.register(self.client, select.POLLIN)
+
+    def handle(self, events: Iterable[tuple[int, int]]) -> None:
+        """Serve what ``events`` (from the poller) say is ready: requests, then new clients."""
+        ready = {fd for fd, _ in events}
+        if self.client is not None and self.client.fileno() in ready:
+            self._receive()
+        if self.listener is not None and self.listener.fileno() in ready:
+            self._accept()
+
+    def _accept(self) -> None:
+        assert self.listener is not None
+        try:
+            sock, _ = self.listener.accept()
+        except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+            return
+        self._drop_client()
+        sock.settimeout(10.0)  # for sending; it is read only when the poller says so
+        self.client = sock
+        self.clients += 1
+
+    def _drop_client(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        self._buf.clear()
+
+    def _receive(self) -> None:
+        assert self.client is not None
+        try:
+            data = self.client.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
+            self._drop_client()
+            return
+        self._buf += data
+        while self.client is not None and not self.board.stopped:
+            end = self._buf.find(b"\n")
+            if end < 0:
+                if len(self._buf) > self.MAX_LINE:
+                    self._send(f"error a request line of more than {self.MAX_LINE} bytes")
+                    self._drop_client()
+                break
+            raw = bytes(self._buf[:end])
+            del self._buf[: end + 1]
+            self._send(self.answer(raw))
+
+    def answer(self, raw: bytes) -> str:
+        """The answer line to one request line (without its newline)."""
+        self.requests += 1
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return f"error {raw!r}: not UTF-8"
+        try:
+            return respond(self.board, line.rstrip("\r"))
+        except Exception as e:  # noqa: BLE001 - a bad line never stops the simulator
+            traceback.print_exc()
+            return f"error {line.strip()!r}: {type(e).__name__}: {e}"
+
+    def _send(self, answer: str) -> None:
+        if self.client is None:
+            return
+        try:
+            self.client.sendall(answer.encode("utf-8") + b"\n")
+        except OSError:  # gone, or not reading for 10 s
+            self._drop_client()
