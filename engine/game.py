@@ -130,32 +130,6 @@ class _Turn:
     kind: TurnKind
 
 
-def draw_for_first_player(draws: Sequence[Tile], tile_set: TileSet) -> int | None:
-    """Index of the player whose drawn tile is nearest to A (a blank beats all); None on a tie."""
-    keys = [tile_set.order_key(t) for t in draws]
-    best = min(keys)
-    return keys.index(best) if keys.count(best) == 1 else None
-
-
-def choose_first_player(players: int, tile_set: TileSet, rng: random.Random) -> tuple[int, list[list[Tile]]]:
-    """The draw for first player with the bag: tied players draw again.
-
-    Returns the first player and the rounds of draws (a list per round, in seat order,
-    only the tied players drawing from the second round on; others are absent).
-    """
-    contenders = list(range(players))
-    rounds: list[list[Tile]] = []
-    while True:
-        bag = Bag.full(tile_set, rng)
-        draws = bag.draw(len(contenders))
-        rounds.append(draws)
-        keys = [tile_set.order_key(t) for t in draws]
-        best = min(keys)
-        contenders = [p for p, k in zip(contenders, keys) if k == best]
-        if len(contenders) == 1:
-            return contenders[0], rounds
-
-
 class Game:
     """A game of 2 to 4 players under a :class:`RuleProfile`."""
 
@@ -188,6 +162,7 @@ class Game:
         self._placed_by: dict[Square, int] = {}  # square -> index of its PlayMade event
         self._before_play: Game | None = None  # a copy taken just before the last play (undo)
         self._before_ruling: Game | None = None  # a copy taken just before the last ruling (override)
+        self._ruling: Challenge | None = None  # the last ruling while it may be overridden
 
     # --- state -----------------------------------------------------------------------
 
@@ -455,6 +430,7 @@ class Game:
             )
         self._before_ruling = self.copy()
         self.log.append(Challenge(challenger, invalid, extends_own_phony))
+        self._ruling = self.log[-1]  # type: ignore[assignment]
         player = w.player
         if invalid:
             play = self.events[w.event_index]
@@ -527,6 +503,7 @@ class Game:
             or (isinstance(c, Draw) and c.player != play.player)
         ]
         self._become(self._before_play, kept)
+        self._ruling = None
         return event
 
     def override_ruling(self, invalid: Sequence[str] = ()) -> ChallengeResult:
@@ -547,6 +524,10 @@ class Game:
         if any(isinstance(c, (Play, Pass, Exchange, EndGame)) for c in later):
             raise CorrectionError(
                 CorrectionRefusal.MOVED_SINCE, "a ruling can only be overridden before anyone moves again"
+            )
+        if self._ruling is None:
+            raise CorrectionError(
+                CorrectionRefusal.NO_RULING, "the last ruling can no longer be overridden (overridden, or its play undone)"
             )
         play = next(c for c in reversed(self.log[:index]) if isinstance(c, Play))
         if ruling.invalid_words:
@@ -570,17 +551,14 @@ class Game:
         for command in kept:
             rebuilt.apply(command)
         self.__dict__.update(rebuilt.__dict__)
+        self._ruling = None  # once
         return result
 
     @property
     def overridable_ruling(self) -> Challenge | None:
-        """The last ruling on a challenge while it can still be overridden (nobody moved since)."""
-        for command in reversed(self.log):
-            if isinstance(command, Challenge):
-                return command
-            if isinstance(command, (Play, Pass, Exchange, EndGame)):
-                return None
-        return None
+        """The last ruling on a challenge while it can be overridden: once, before anybody
+        moves and before its play is undone."""
+        return self._ruling
 
     def adjust_score(self, player: int, points: int) -> None:
         """Add ``points`` to ``player``'s score (a correction confirmed at the table)."""
@@ -603,6 +581,7 @@ class Game:
         if self.over:
             raise GameOverError("the game is already over", self._ended())
         self.log.append(EndGame())
+        self._ruling = None
         self._close_window()  # a pending play is final: it may go out or reach the target
         if not self.over:
             self._finish(Termination.ENDED_AT_TABLE)
@@ -707,6 +686,7 @@ class Game:
 
     def _next_player_acts(self) -> None:
         """The next player's move closes the pending window (logged, so replays agree)."""
+        self._ruling = None
         if self._window is not None:
             self.log.append(CloseWindow())
             self._close_window()
@@ -816,7 +796,7 @@ class Game:
 
 _STATE = (
     "profile", "players", "first", "board", "bag", "racks", "events", "log", "turn", "termination",
-    "_window", "_lose_next", "_turns", "_placed_by", "_before_play", "_before_ruling",
+    "_window", "_lose_next", "_turns", "_placed_by", "_before_play", "_before_ruling", "_ruling",
 )
 """What makes a game's state (:meth:`Game.__eq__`); ``tile_set`` follows from the profile."""
 

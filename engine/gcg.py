@@ -395,7 +395,7 @@ def record_from_events(
 
     taken: set[str] = set()
     gplayers = [GcgPlayer(nick_for(n, taken), n) for n in players]
-    standard = profile.name == "en-tournament" and not profile.has_variants() and len(players) == 2
+    standard = profile.gcg_default and not profile.has_variants() and len(players) == 2
     own_tiles = PROFILES[profile.name].tile_set_name
     record = GcgRecord(
         players=gplayers,

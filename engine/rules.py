@@ -87,6 +87,7 @@ class RuleProfile:
     challenge_bonus: int = 5  # points per challenge for the player (PLAYER_GETS_BONUS)
     window_closes: WindowCloses = WindowCloses.NEXT_PLAYER_ACTS
     overrides_allowed: bool = True
+    challenge_setting: bool = False  # the challenge rule is chosen per game: double or five
     phony_extension_rule: bool = False
     pass_scope: PassScope = PassScope.ALL_PLAYERS
     pass_count: int = 2
@@ -102,6 +103,8 @@ class RuleProfile:
     move_limit_action: MoveLimitAction = MoveLimitAction.WARN
     clock_minutes: int | None = None  # game clock per player
     overtime_penalty: int = 0  # points per started minute over the game clock
+    clock_overtime: int = 0  # the overtime penalty a game clock brings when none is given
+    gcg_default: bool = False  # the rules of a GCG record without #rules (a standard record)
 
     @property
     def tile_set(self) -> TileSet:
@@ -111,7 +114,7 @@ class RuleProfile:
     @property
     def challenge_kind(self) -> str | None:
         """``double`` or ``five`` for en-tournament; None for the classic profiles."""
-        if self.name != "en-tournament":
+        if not self.challenge_setting:
             return None
         return "five" if self.challenge_outcome is ChallengeOutcome.PLAYER_GETS_BONUS else "double"
 
@@ -164,10 +167,9 @@ class RuleProfile:
                 raise VariantError(f"target={target!r}: must be 0 (off) or a positive score")
             p = replace(p, target=target or None)
         if challenge is not None:
-            if p.name != "en-tournament":
-                raise VariantError(
-                    f"challenge={challenge!r}: only en-tournament has a challenge setting"
-                )
+            if not p.challenge_setting:
+                which = ", ".join(q.name for q in PROFILES.values() if q.challenge_setting)
+                raise VariantError(f"challenge={challenge!r}: only {which} has a challenge setting")
             if challenge == "double":
                 p = replace(p, challenge_outcome=ChallengeOutcome.CHALLENGER_LOSES_TURN)
             elif challenge == "five":
@@ -189,8 +191,8 @@ class RuleProfile:
             if clock < 0:
                 raise VariantError(f"clock={clock!r}: minutes, 0 for none")
             p = replace(p, clock_minutes=clock or None)
-            if clock and overtime is None and p.name == "en-tournament":
-                p = replace(p, overtime_penalty=10)
+            if clock and overtime is None:
+                p = replace(p, overtime_penalty=p.clock_overtime)
         if overtime is not None:
             if overtime < 0:
                 raise VariantError(f"overtime={overtime!r}: points per minute, 0 or more")
@@ -214,7 +216,7 @@ class RuleProfile:
             parts.append(f"move-limit-action={self.move_limit_action.value}")
         if self.clock_minutes:
             parts.append(f"clock={self.clock_minutes}")
-        default_overtime = 10 if self.clock_minutes and self.name == "en-tournament" else 0
+        default_overtime = self.clock_overtime if self.clock_minutes else 0
         if self.overtime_penalty != default_overtime:
             parts.append(f"overtime={self.overtime_penalty}")
         return " ".join(parts)
@@ -293,6 +295,9 @@ PROFILES: dict[str, RuleProfile] = {
             max_players=2,
             challenge_outcome=ChallengeOutcome.CHALLENGER_LOSES_TURN,
             overrides_allowed=False,
+            challenge_setting=True,
+            clock_overtime=10,
+            gcg_default=True,
             pass_scope=PassScope.TOTAL,
             pass_count=6,
             pass_kinds=frozenset(
@@ -326,5 +331,5 @@ def standard_record_profile(tile_distribution: str | None = None) -> RuleProfile
     Going out scores 2x the opponent's rack; the tile set comes from
     ``#tile-distribution`` (``german``, ``french``, ``english``; default English).
     """
-    base = PROFILES["en-tournament"]
+    base = next(p for p in PROFILES.values() if p.gcg_default)
     return base.with_tile_set(tile_distribution) if tile_distribution else base

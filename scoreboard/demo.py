@@ -25,13 +25,13 @@ from engine.board import Square
 from engine.game import Game
 from engine.lexicon import Lexicon
 from engine.placement import Placement
-from engine.rules import RuleProfile, get_profile
+from engine.first_player import FirstPlayerDraw
+from engine.rules import RuleProfile, get_profile, profile_names
 from engine.tiles import TileSet
 from scoreboard.config import load_config
 
 __all__ = ["ScriptWriter", "add_parser", "cmd_demo", "demo_script"]
 
-LANGUAGE = {"de": "de", "fr": "fr", "en": "en", "en-tournament": "en"}
 SETTLE = 0.8  # seconds for the board to settle before a Done (stabiliser: 2 reports, 0.3 s)
 
 
@@ -140,8 +140,9 @@ class ScriptWriter:
         self.comment("the tiles go back into the bag")
         self.return_all()
         self.line("tick", 1.5)
-        keys = [self.tile_set.order_key(self.tile_set.tile(ch)) for ch in first_draws]
-        first = keys.index(min(keys))
+        drawn = {seat: self.tile_set.tile(ch) for seat, ch in enumerate(first_draws)}
+        first = FirstPlayerDraw.start(len(self.players)).draw(drawn, self.tile_set).first
+        assert first is not None, f"{first_draws!r} ties: the demo draws different tiles"
         self.game = Game(self.profile, self.players, rng=random.Random(0), first=first)
 
     def play(self, seat: int, tiles: str) -> None:
@@ -227,7 +228,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "(its own process on a pty), mock GPIO and an emulated OLED, on a virtual clock. "
         "Writes DIR/game.gcg, DIR/screens/*.png, DIR/screens.gif; prints the tally.",
     )
-    p.add_argument("--rules", default="de", choices=tuple(LANGUAGE), help="rule profile (default de)")
+    p.add_argument("--rules", default="de", choices=profile_names(), help="rule profile (default de)")
     p.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default ./demo-out)")
     p.set_defaults(func=cmd_demo)
     return p
@@ -235,9 +236,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``scoreboard demo``; exit 0 when the game ran to its tally."""
-    from scoreboard import export_cli, run_cli
+    from scoreboard import export_cli
+    from scoreboard.hardware import Simulation, build_hardware
     from scoreboard.journal import Journal
     from scoreboard.lexicons import open_lexicon
+    from scoreboard.run_cli import run, stop_signals
+    from scoreboard.table_script import parse
 
     started = time.monotonic()
     out = Path(args.out)
@@ -248,26 +252,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
         (out / old_file).unlink(missing_ok=True)
     state = out / "state"
     players = ["Anna", "Ben"]
+    language = get_profile(args.rules).tile_set.language
     config = load_config(
         None,
         [
             f"game.rules={args.rules}",
             f'game.players=["{players[0]}", "{players[1]}"]',
-            f"ui.language={LANGUAGE[args.rules]}",
+            f"ui.language={language}",
             f"paths.state_dir={state.resolve()}",
         ],
     )
-    lexicon = open_lexicon(LANGUAGE[args.rules])
+    lexicon = open_lexicon(language)
     script, expected = demo_script(args.rules, players, lexicon)
     (out / "script.txt").write_text(script, encoding="utf-8")
     state.mkdir(parents=True, exist_ok=True)
-    run_args = argparse.Namespace(
-        simulate=True, link=None, script=str(out / "script.txt"), virtual_clock=True,
-        window=False, out=str(out),
-    )
-    code = run_cli.run(config, state, run_args)
-    if code:
-        return code
+    with stop_signals() as stop, build_hardware(config, state, Simulation(out, virtual_clock=True)) as hardware:
+        run(config, state, hardware, parse(script), stop)
+    if stop.is_set():
+        return 130
     with Journal.open(state) as journal:
         info = journal.latest()
         if info is None:

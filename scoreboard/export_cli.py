@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from engine import gcg
 from engine.errors import ScoreboardError
-from engine.events import Command
 from engine.game import Game
-from engine.rules import RuleProfile
 
-from .codec import decode_command
-from .journal import COMMAND_KIND, Entry, GameInfo, Journal
+from .controller.records import Committed
+from .journal import Entry, GameInfo, Journal
+from .journal_format import COMMAND_KIND, decode_entry, decode_meta, rules_of
 
 EXIT_OK = 0
 EXIT_ERROR = 2  # no journal, no games, no such game, a journal that cannot be read or replayed
@@ -56,46 +56,23 @@ def game_to_json(game: GameInfo, entries: Sequence[Entry]) -> dict[str, Any]:
     }
 
 
-def rules_of(meta: dict[str, Any]) -> RuleProfile:
-    """The rule profile of a game's meta data: ``rules`` is a ``#rules`` value (the leading
-    ``#rules`` may be written), ``tile_distribution`` an optional other tile set."""
-    text = meta.get("rules")
-    if not isinstance(text, str):
-        raise ExportError(f"the game's meta data has no rules ('rules': {text!r})")
-    words = text.split()
-    if words[:1] == ["#rules"]:
-        words = words[1:]
-    profile = RuleProfile.from_rules_line(" ".join(words))
-    tiles = meta.get("tile_distribution")
-    return profile.with_tile_set(tiles) if isinstance(tiles, str) else profile
-
-
 def replay_game(game: GameInfo, entries: Sequence[Entry]) -> Game:
-    """The game rebuilt from its journaled engine commands (meta ``rules``, ``players``, ``first``)."""
-    meta = game.meta
-    players = meta.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise ExportError(f"game {game.id}: 'players' is not a list of names: {players!r}")
-    first = meta.get("first", 0)
-    if type(first) is not int:
-        raise ExportError(f"game {game.id}: 'first' is not a seat number: {first!r}")
+    """The game rebuilt from its journaled engine commands (the other entries have no GCG form)."""
     try:
-        profile = rules_of(meta)
+        started = decode_meta(game.meta)
+        replayed = Game(rules_of(started), started.players, rng=random.Random(0), first=started.first)
     except ScoreboardError as e:
         raise ExportError(f"game {game.id}: {e}") from None
-    current: list[Entry] = []
-
-    def commands() -> Iterator[Command]:
-        for entry in entries:
-            if entry.kind == COMMAND_KIND:
-                current[:] = [entry]
-                yield decode_command({k: v for k, v in entry.payload.items() if k != "tags"}, profile.tile_set)
-
-    try:
-        return Game.replay(profile, players, commands(), first=first)
-    except (ScoreboardError, TypeError) as e:
-        where = f"entry {current[0].seq} {current[0].payload!r}" if current else "setting up"
-        raise ExportError(f"game {game.id}: {where}: {e}") from None
+    for entry in entries:
+        if entry.kind != COMMAND_KIND:
+            continue
+        try:
+            record = decode_entry(entry.kind, entry.payload, replayed.tile_set)
+            assert isinstance(record, Committed)
+            replayed.apply(record.command)
+        except ScoreboardError as e:
+            raise ExportError(f"game {game.id}: entry {entry.seq} {entry.payload!r}: {e}") from None
+    return replayed
 
 
 def game_to_gcg(game: GameInfo, entries: Sequence[Entry]) -> str:
@@ -203,5 +180,4 @@ __all__ = [
     "game_to_json",
     "list_line",
     "replay_game",
-    "rules_of",
 ]

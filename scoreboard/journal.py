@@ -2,9 +2,7 @@
 
 ``journal.db`` in the state directory holds the games (when started, their meta data, when
 finished and their result) and each game's entries: ``(seq, kind, payload, at)``, the payload
-a JSON object. Engine commands are entries of kind :data:`COMMAND_KIND` whose payload is
-:func:`scoreboard.codec.encode_command`; other kinds (controller records, clock states) are
-stored the same way and left to their readers.
+a JSON object; what the kinds and payloads mean is :mod:`scoreboard.journal_format`'s.
 
 The file runs in WAL mode with ``synchronous=FULL``; every write is one transaction,
 committed before the call returns. A file that is not a readable journal (not SQLite, a
@@ -16,6 +14,8 @@ up to date, one function per version.
 
 from __future__ import annotations
 
+import enum
+import errno
 import json
 import math
 import os
@@ -32,8 +32,6 @@ from typing import Any, Self
 from engine.errors import ScoreboardError
 
 JOURNAL_NAME = "journal.db"
-COMMAND_KIND = "command"
-"""Entry kind of an engine command; its payload is ``codec.encode_command(cmd)``."""
 
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's companions of a WAL database, moved with it
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -58,8 +56,20 @@ class JournalVersionError(JournalCorruptError):
     """A journal written by a newer version of the scoreboard (its schema is unknown here)."""
 
 
+class WriteFailure(enum.Enum):
+    """Why a write did not reach the disk."""
+
+    DISK_FULL = "disk full"
+    IO_ERROR = "disk I/O error"
+    OTHER = "other"
+
+
 class JournalWriteError(ScoreboardError, OSError):
-    """A write that did not reach the disk (disk full, I/O error); nothing of it was kept."""
+    """A write that did not reach the disk (``failure``: why); nothing of it was kept."""
+
+    def __init__(self, message: str, failure: WriteFailure = WriteFailure.OTHER) -> None:
+        super().__init__(message)
+        self.failure = failure
 
 
 class JournalReadError(ScoreboardError, OSError):
@@ -156,26 +166,35 @@ def _dumps(value: object, what: str) -> str:
         raise JournalDataError(f"{what} {value!r} cannot be stored as JSON: {e}") from None
 
 
+def _sqlite_code(e: BaseException) -> int | None:
+    """SQLite's primary result code of an error (``SQLITE_FULL``...), None when it has none."""
+    code = getattr(e, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
 def _is_corruption(e: sqlite3.DatabaseError) -> bool:
     """True for "not a database" and "disk image is malformed" (not for I/O or access errors)."""
-    code = getattr(e, "sqlite_errorcode", None)
-    if isinstance(code, int):
-        return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
-    text = str(e)
-    return "not a database" in text or "malformed" in text
+    return _sqlite_code(e) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def _failure(e: BaseException) -> WriteFailure:
+    """Why a write failed, from the error's code."""
+    if isinstance(e, OSError) and not isinstance(e, ScoreboardError):
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return WriteFailure.DISK_FULL
+        return WriteFailure.IO_ERROR if e.errno == errno.EIO else WriteFailure.OTHER
+    code = _sqlite_code(e)
+    if code == sqlite3.SQLITE_FULL:
+        return WriteFailure.DISK_FULL
+    return WriteFailure.IO_ERROR if code == sqlite3.SQLITE_IOERR else WriteFailure.OTHER
 
 
 def _reason(e: BaseException) -> str:
-    """What went wrong with a write, in words for the players' helper."""
-    if isinstance(e, OSError) and not isinstance(e, ScoreboardError):
-        return e.strerror or str(e)
-    name = str(getattr(e, "sqlite_errorname", ""))
-    text = str(e)
-    if name == "SQLITE_FULL" or "database or disk is full" in text:
-        return "disk full"
-    if name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
-        return "disk I/O error"
-    return text
+    """What went wrong, in words for the players' helper."""
+    if isinstance(e, OSError) and not isinstance(e, ScoreboardError) and e.strerror:
+        return str(e.strerror)
+    failure = _failure(e)
+    return str(failure.value) if failure is not WriteFailure.OTHER else str(e)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -336,7 +355,7 @@ class Journal:
                     raise
                 if isinstance(e, (sqlite3.Error, OSError)):
                     raise JournalWriteError(
-                        f"could not save the game record: {_reason(e)} ({self.path})"
+                        f"could not save the game record: {_reason(e)} ({self.path})", _failure(e)
                     ) from e
                 raise
 
@@ -539,7 +558,6 @@ def _migrate(conn: sqlite3.Connection) -> None:
 
 
 __all__ = [
-    "COMMAND_KIND",
     "JOURNAL_NAME",
     "MIGRATIONS",
     "SCHEMA_VERSION",
@@ -554,5 +572,6 @@ __all__ = [
     "JournalWriteError",
     "NoJournalError",
     "NoSuchGameError",
+    "WriteFailure",
     "set_aside",
 ]

@@ -3,20 +3,22 @@
 :class:`Service` holds the table's state and carries out each step's effects in order.
 Journal records are appended (one transaction, fsync) before anything is shown; when the
 append fails (a full disk) the step is discarded, so nothing is shown as accepted that the
-journal does not hold, and the display says why. On start an unfinished game in the
-journal is resumed: its records are folded back into the controller (paused until a button
-is pressed), and the first settled board read shows what differs from the restored board.
+journal does not hold, and the display says why. A step that fails for any other reason (a
+bug) is dropped the same way: the state it started from is kept, and every state owns its
+game, so what the displays show is always what the journal holds. On start an unfinished
+game in the journal is resumed: its records are folded back into the controller (paused
+until a button is pressed), and the first settled board read shows what differs.
 
 Board-link events are turned into controller inputs here (the stabiliser runs in the
-consumer), so the loops in :mod:`scoreboard.run_cli` only move events from the one queue.
+consumer), so the loops of :mod:`scoreboard.run_cli` only move events from the one queue.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO, assert_never
 
 from drivers.board.link import (
     BoardConnected,
@@ -27,50 +29,65 @@ from drivers.board.link import (
     VersionMismatch,
 )
 from drivers.board.protocol import FaultCode
+from drivers.board.reading import describe_fault
 from drivers.board.serial_link import BoardDisconnected, BoardReconnected
 from drivers.board.stabiliser import Stabiliser
 from drivers.display.oled import Display
 from engine.errors import ScoreboardError
-from engine.rules import RuleProfile
 from scoreboard.controller import (
     Append,
     BoardAway,
     BoardBack,
     BoardRead,
+    Effect,
+    FirstDraw,
     GameOver,
     HouseWord,
     Input,
-    Phase,
+    Lobby,
+    Notice,
+    Over,
     PowerOff,
     ReaderState,
     Record,
     Show,
+    Shown,
     Started,
     Table,
     TableState,
 )
-from scoreboard.controller.effects import Effect
-from scoreboard.journal import Journal, JournalWriteError
+from scoreboard.journal import Entry, GameInfo, JournalWriteError, WriteFailure
+from scoreboard.journal_format import encode_meta, encode_record, read_game
 from scoreboard.lexicons import HouseList
-from scoreboard.records_codec import (
-    decode_entry,
-    decode_meta,
-    encode_meta,
-    encode_record,
-)
 from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
 
-__all__ = ["SCRIPT_KIND", "Service"]
+__all__ = ["GameJournal", "Service"]
 
 log = logging.getLogger(__name__)
 
-SCRIPT_KIND = "script"
-"""Journal entries of a scripted run: the script line whose step wrote the entry's records."""
+
+class GameJournal(Protocol):
+    """What the service needs of the journal (:class:`~scoreboard.journal.Journal` or a wrapper)."""
+
+    def unfinished(self) -> GameInfo | None: ...
+
+    def entries(self, game_id: int) -> list[Entry]: ...
+
+    def start_game(self, meta: Mapping[str, Any]) -> int: ...
+
+    def append_many(self, game_id: int, items: Iterable[tuple[str, Mapping[str, Any], float]]) -> list[int]: ...
+
+    def finish(self, game_id: int, result: Mapping[str, Any]) -> None: ...
+
+    def game(self, game_id: int) -> GameInfo: ...
+
+    def close(self) -> None: ...
 
 
 class Service:
     """The table's state and the outside world it changes (journal, displays, house lists).
 
+    ``displays``: one shared display, or with ``seat_panels`` one per seat (seat 1 first);
     ``house``: the house list of a language (None: overrides are not written down);
     ``shown``: a text file that gets a line per screen shown (``--simulate``); ``clock``:
     seconds, as the inputs' ``at``.
@@ -79,11 +96,12 @@ class Service:
     def __init__(
         self,
         table: Table,
-        journal: Journal,
+        journal: GameJournal,
         displays: Sequence[Display],
         *,
         language: Lang,
         clock: Callable[[], float],
+        seat_panels: bool = False,
         stabiliser: Stabiliser | None = None,
         house: Callable[[str], HouseList] | None = None,
         shown: TextIO | None = None,
@@ -91,6 +109,7 @@ class Service:
         self.table = table
         self.journal = journal
         self.displays = tuple(displays)
+        self.seat_panels = seat_panels
         self.language: Lang = language
         self.clock = clock
         self.stabiliser = stabiliser or Stabiliser()
@@ -99,10 +118,8 @@ class Service:
         self.state: TableState | None = None
         self.game_id: int | None = None
         self.power_off = False
-        self.script_line: int | None = None  # the script line being carried out (scripted runs)
         self._pending_result: tuple[int, dict[str, Any]] | None = None
         self._failed: ErrorScreen | None = None
-        self.resumed_script_line: int | None = None  # the last journaled line of a resumed game
 
     # --- start ---------------------------------------------------------------------------
 
@@ -113,17 +130,7 @@ class Service:
         info = self.journal.unfinished()
         if info is not None:
             try:
-                started = decode_meta(info.meta)
-                tile_set = RuleProfile.from_rules_line(started.rules).tile_set
-                records: list[Record] = [started]
-                for entry in self.journal.entries(info.id):
-                    if entry.kind == SCRIPT_KIND:
-                        line = entry.payload.get("line")
-                        self.resumed_script_line = line if isinstance(line, int) else None
-                        continue
-                    record = decode_entry(entry.kind, entry.payload, tile_set)
-                    if record is not None:
-                        records.append(record)
+                records = read_game(info.meta, self.journal.entries(info.id)).records
                 state, effects = self.table.restore(records, now, paused=paused)
             except (ScoreboardError, ValueError) as e:
                 log.error("cannot resume game %s: %s; it stays in the journal, a new game starts", info.id, e)
@@ -132,9 +139,8 @@ class Service:
                 self.game_id = info.id
                 log.info("resumed game %s (%d records)", info.id, len(records))
                 self._carry(state, effects, fresh=True)
-                game = self.table.game(state)
-                if state.phase is Phase.OVER and game is not None:  # ended, but not yet marked so
-                    self._game_over(GameOver(game.tally()))
+                if isinstance(state.phase, Over):  # ended, but not yet marked so
+                    self._game_over(GameOver(state.phase.game.tally()))
                 return
         state, effects = self.table.new(now, profile, seats)
         self._carry(state, effects, fresh=True)
@@ -156,7 +162,7 @@ class Service:
         if isinstance(event, SnapshotReceived):
             stab = self.stabiliser
             stab.update(event.snapshot, event.at)
-            dups = tuple(sorted(stab.duplicates.items()))
+            dups = tuple((uid, tuple(locs)) for uid, locs in sorted(stab.duplicates.items()))
             self.handle(BoardRead(stab.stable, stab.is_settled, event.at, dups))
         elif isinstance(event, BoardConnected):
             self.handle(BoardBack(event.at))
@@ -165,19 +171,23 @@ class Service:
         elif isinstance(event, (VersionMismatch, UnsupportedBoard)):
             self.handle(BoardAway(str(event), event.at))
         elif isinstance(event, ReaderFault):
-            working = event.code is FaultCode.RECOVERED
-            log.warning("board reader %s: %r", event.reader, event.code)
-            self.handle(ReaderState(event.reader, working, tuple(loc.name() for loc in event.locs), event.at))
+            log.warning("board reader %s: %r: %s", event.reader, event.code, describe_fault(event))
+            self.handle(ReaderState(event.reader, event.code is FaultCode.RECOVERED, event.locs, event.at))
         elif isinstance(event, BoardReconnected):
             log.info("board port open at %s", event.device)
 
     # --- effects -------------------------------------------------------------------------
 
     def _carry(self, state: TableState, effects: list[Effect], *, fresh: bool = False) -> None:
+        """Journal the step's records, then make its state the table's and carry out the rest.
+
+        A refused append keeps the old state (nothing shown that the journal lacks); once the
+        journal holds the records the new state is kept, whatever else fails (logged).
+        """
         if self._pending_result is not None:
             self._finish(*self._pending_result)  # a result a full disk refused before
         old = self.state
-        if old is not None and old.rules and state.phase is Phase.DRAW_FIRST and not state.rules:
+        if old is not None and old.game is not None and isinstance(state.phase, (Lobby, FirstDraw)):
             self._abandon("a new game was started")  # the players left it for a new one
         for effect in effects:
             if isinstance(effect, Append):
@@ -186,18 +196,33 @@ class Service:
                 except JournalWriteError as e:
                     self._refuse(e, fresh)
                     return
-            elif isinstance(effect, Show):
-                self._show(effect.screen)
-            elif isinstance(effect, HouseWord):
-                self._house(effect)
-            elif isinstance(effect, GameOver):
-                self._game_over(effect)
-            elif isinstance(effect, PowerOff):
-                self.power_off = True
+                except Exception:
+                    log.exception("the journal failed on %r; the step is dropped", effect)
+                    return
         self.state = state
+        for effect in effects:
+            try:
+                self._effect(effect)
+            except Exception:  # a display or a house list that fails must not undo a journaled step
+                log.exception("carrying out %r failed", effect)
         if self._failed is not None:  # the result could not be written: the display says so
             self.state = self._with_notice(state, self._failed)
             self._failed = None
+
+    def _effect(self, effect: Effect) -> None:
+        match effect:
+            case Append():
+                pass  # (journaled first, above)
+            case Show():
+                self._show(effect)
+            case HouseWord():
+                self._house(effect)
+            case GameOver():
+                self._game_over(effect)
+            case PowerOff():
+                self.power_off = True
+            case _:
+                assert_never(effect)
 
     def _append(self, records: Sequence[Record]) -> None:
         rest = list(records)
@@ -210,13 +235,7 @@ class Service:
             return
         assert self.game_id is not None, "records before the game's start"
         at = self.clock()
-        entries: list[tuple[str, dict[str, Any], float]] = []
-        for record in rest:
-            kind, payload = encode_record(record)
-            entries.append((kind, payload, at))
-        if self.script_line is not None:
-            entries.append((SCRIPT_KIND, {"line": self.script_line}, at))
-        self.journal.append_many(self.game_id, entries)
+        self.journal.append_many(self.game_id, [(*encode_record(record), at) for record in rest])
 
     def _refuse(self, error: JournalWriteError, fresh: bool) -> None:
         """The step is not taken: the old state stays, the display says why."""
@@ -227,21 +246,43 @@ class Service:
     def _save_failed(self, error: JournalWriteError) -> ErrorScreen:
         """Log a failed save and show why; the screen shown."""
         log.error("%s", error)
-        screen = ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full" if "full" in str(error) else "storage error")
-        self._show(screen)
+        why = "disk full" if error.failure is WriteFailure.DISK_FULL else "storage error"
+        screen = ErrorScreen(ErrorKind.JOURNAL_FAILED, why)
+        self._put(screen, None)
+        for seat in range(len(self.displays) if self.seat_panels else 0):
+            self._put(screen, seat)
         return screen
 
     def _with_notice(self, state: TableState, screen: ErrorScreen) -> TableState:
-        """``state`` showing ``screen`` for the notice time (the next steps keep it up)."""
+        """``state`` showing ``screen`` on every display for the notice time (the next
+        steps keep it up)."""
         until = state.now + self.table.context.settings.notice_s
-        return replace(state, shown=screen, notice=screen, notice_until=until)
+        return replace(state, notice=Notice(screen, until), shown=Shown(screen, (screen,) * state.seats))
 
-    def _show(self, screen: Screen) -> None:
+    def _show(self, effect: Show) -> None:
+        if effect.seats is None:
+            self._put(effect.screen, None)
+        else:
+            for seat in sorted(effect.seats):
+                self._put(effect.screen, seat)
+
+    def _put(self, screen: Screen, seat: int | None) -> None:
+        """``screen`` on the shared display (``seat`` None) or on ``seat``'s panel, if this
+        table has that display."""
+        if (seat is None) == self.seat_panels:
+            return
+        if seat is None:
+            targets: Sequence[Display] = self.displays
+        elif seat < len(self.displays):
+            targets = (self.displays[seat],)
+        else:
+            return
         image = render(screen, self.language)
-        for display in self.displays:
+        for display in targets:
             display.show(image)
         if self.shown_log is not None:
-            self.shown_log.write(f"{self.clock():.3f}\t{screen!r}\n")
+            where = "" if seat is None else f"seat {seat + 1}\t"
+            self.shown_log.write(f"{self.clock():.3f}\t{where}{screen!r}\n")
             self.shown_log.flush()
 
     def _house(self, effect: HouseWord) -> None:

@@ -8,7 +8,7 @@ records every journal record, screen and other effect the controller asks for.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from drivers.board.protocol import Loc
 from drivers.board.snapshot import BoardSnapshot
@@ -27,6 +27,7 @@ from scoreboard.controller import (
     Effect,
     GameOver,
     HouseWord,
+    Playing,
     PowerOff,
     Record,
     Settings,
@@ -84,7 +85,8 @@ class Rig:
         )
         self.table = Table(context)
         self.journal: list[Record] = []
-        self.screens: list[Screen] = []
+        self.screens: list[Screen] = []  # what the shared display showed, in order
+        self.seat_screens: list[tuple[int, Screen]] = []  # what the seats' panels showed
         self.effects: list[Effect] = []
         self.state, effects = self.table.new(self.now, profile.name, len(self.names))
         self._take(effects)
@@ -96,8 +98,10 @@ class Rig:
             self.effects.append(e)
             if isinstance(e, Append):
                 self.journal.extend(e.records)
-            elif isinstance(e, Show):
+            elif isinstance(e, Show) and e.seats is None:
                 self.screens.append(e.screen)
+            elif isinstance(e, Show):
+                self.seat_screens += [(seat, e.screen) for seat in sorted(e.seats)]
 
     def feed(self, event: object) -> None:
         self.state, effects = self.table.step(self.state, event)  # type: ignore[arg-type]
@@ -105,13 +109,31 @@ class Rig:
 
     @property
     def game(self) -> Game:
-        game = self.table.game(self.state)
+        game = self.state.game
         assert game is not None
         return game
 
     @property
+    def phase(self) -> Playing:
+        """The phase of a game in play."""
+        assert isinstance(self.state.phase, Playing), self.state.phase
+        return self.state.phase
+
+    @property
     def screen(self) -> Screen | None:
-        return self.state.shown
+        """What the shared display shows."""
+        return self.state.shown.table
+
+    def with_bag(self, tiles: int) -> None:
+        """Test set-up: the game in play with only ``tiles`` left in its bag (a late game),
+        as a new state holding a changed copy of the game."""
+        game = self.game.copy()
+        game.bag._tiles[:] = game.bag.tiles()[:tiles]  # type: ignore[attr-defined]
+        self.state = replace(self.state, phase=replace(self.phase, game=game))
+
+    def panel(self, seat: int) -> Screen | None:
+        """What seat ``seat``'s (0-based) own panel shows."""
+        return self.state.shown.seats[seat]
 
     def snapshot(self) -> BoardSnapshot:
         tags = {board_loc(sq): uid for sq, uid in self.cells.items()}

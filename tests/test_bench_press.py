@@ -10,7 +10,7 @@ from scoreboard import lexicons
 from scoreboard.bench import BENCHMARKS, press_bench
 from scoreboard.controller import Committed
 from scoreboard.journal import Journal
-from scoreboard.records_codec import decode_entry
+from scoreboard.journal_format import decode_entry
 
 KEYS = (
     "press_to_frame_ms_p50",
@@ -44,7 +44,7 @@ def test_the_scripted_game_is_played_and_journaled(tmp_path: Path) -> None:
         driver.start()
         for index in range(len(press_bench.PLAYS)):
             assert driver.turn(index) > 0
-        game = driver.table.game(driver.state)
+        game = driver.state.game
         assert game is not None
         assert sum(1 for _ in game.board.tiles()) == 58
         assert all(len(game.racks[seat]) == profile.rack_size for seat in range(press_bench.SEATS))

@@ -207,6 +207,14 @@ def test_locations() -> None:
     assert uid_hex(UID1) == "04A1B2C3D4E5F6"
 
 
+def test_location_names_round_trip() -> None:
+    every = [Loc.cell_index(i) for i in range(225)] + [Loc.slot(r, s) for r in range(4) for s in range(9)]
+    assert all(Loc.from_name(loc.name()) == loc for loc in every)
+    for bad in ("P1", "H16", "rack 0 slot 1", "rack 5 slot 1", "rack 1 slot 10", "rack one slot 1", ""):
+        with pytest.raises(ProtocolError, match="not a location"):
+            Loc.from_name(bad)
+
+
 def test_sequence_tracker() -> None:
     seq = SequenceTracker()
     assert seq.check(10)  # the first frame sets the count

@@ -32,7 +32,7 @@ from engine.game import Game
 from engine.placement import Placement
 from engine.rules import get_profile, profile_names
 from engine.tiles import ENGLISH, FRENCH, GERMAN
-from scoreboard.codec import COMMAND_TYPES, CodecError, decode_command, encode_command
+from scoreboard.journal_format import COMMAND_TYPES, CodecError, decode_command, encode_command
 
 
 def sq(name: str) -> Square:

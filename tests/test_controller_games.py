@@ -11,7 +11,7 @@ from tablehelpers import Rig, rig
 from engine.events import Challenge, Exchange, Pass, Play, UndoLastPlay
 from engine.game import Game, Termination
 from engine.rules import RuleProfile
-from scoreboard.controller import Committed, Phase, Started
+from scoreboard.controller import Asking, Committed, FirstDraw, Over, Playing, Started
 from scoreboard.screens.models import (
     ChallengeResultScreen,
     ConfirmKind,
@@ -58,9 +58,9 @@ def test_german_four_players_challenges_exchange_and_undo() -> None:
     r.draw(0, "D", read=False)
     r.draw(2, "C")
     assert isinstance(r.screen, DrawForFirstScreen) and r.screen.first == 2  # C beats D: Cleo begins
-    assert r.state.phase is Phase.RETURN_FIRST
+    assert isinstance(r.state.phase, FirstDraw) and r.state.phase.draw.first == 2
     r.return_racks()
-    assert r.state.phase is Phase.PLAYING and r.journal[0] == Started("de", ("Anna", "Ben", "Cleo", "Dirk"), 2, ("AEAO", "D-C-"))
+    assert isinstance(r.state.phase, Playing) and r.journal[0] == Started("de", ("Anna", "Ben", "Cleo", "Dirk"), 2, ("AEAO", "D-C-"))
     r.deal({2: "HAUSTEN", 3: "ABENDRO", 0: "LTAIMEG", 1: "EEIRSTU"})
     assert r.game.turn == 2 and r.game.rack(3) == "ABENDRO"
 
@@ -118,7 +118,7 @@ def test_german_four_players_challenges_exchange_and_undo() -> None:
     open_menu_at(r, MenuItem.UNDO, 3)
     assert r.screen == ConfirmScreen(ConfirmKind.UNDO, player="Anna", by="Cleo")
     r.done(3, long=True)  # the asking seat cannot confirm alone
-    assert r.state.request is not None
+    assert isinstance(r.state.mode, Asking)
     r.done(1, long=True)  # a second seat confirms
     assert isinstance(commands(r)[-1], UndoLastPlay)
     assert r.screen == ErrorScreen(ErrorKind.REMOVE_TILES, "H12")
@@ -135,7 +135,7 @@ def test_german_four_players_challenges_exchange_and_undo() -> None:
     # end the game from the menu, confirmed by a second seat: the tally
     open_menu_at(r, MenuItem.END_GAME, 4)
     r.challenge(1, long=True)
-    assert isinstance(r.screen, TallyScreen) and r.state.phase is Phase.OVER
+    assert isinstance(r.screen, TallyScreen) and isinstance(r.state.phase, Over)
     assert r.game.termination is Termination.ENDED_AT_TABLE
     assert len(r.over()) == 1
     tally = r.over()[0].tally
@@ -153,7 +153,7 @@ def test_english_tournament_two_players_ends_on_six_scoreless_turns() -> None:
     r.challenge(1)  # wrong: in "double" a wrong challenger loses the turn
     assert r.screen == ChallengeResultScreen("Anna", "Ben", True, (), 0, True)
     r.challenge(1, long=True)  # no overrides in en-tournament: this shows the unseen tiles
-    assert r.state.request is None
+    assert not isinstance(r.state.mode, Asking)
     assert r.game.turn == 1 and r.game.scores()[0] == 0
     # the lost turn was the first scoreless turn; Ben passes (a short press shows the
     # question, a second short press never passes, holding Done does), Anna exchanges...
@@ -168,10 +168,10 @@ def test_english_tournament_two_players_ends_on_six_scoreless_turns() -> None:
     assert commands(r)[-1] == Exchange(0, "LOS", "AAE")
     r.done(2, long=True)
     r.done(1, long=True)
-    assert r.state.phase is Phase.PLAYING  # five scoreless turns so far
+    assert isinstance(r.state.phase, Playing)  # five scoreless turns so far
     r.done(2, long=True)  # the sixth
     assert sum(isinstance(c, Pass) for c in commands(r)) == 4
-    assert r.game.termination is Termination.PASSES and r.state.phase is Phase.OVER
+    assert r.game.termination is Termination.PASSES and isinstance(r.state.phase, Over)
     assert isinstance(r.screen, TallyScreen)
     tally = r.over()[0].tally
     assert [row.rack_adjustment for row in tally.rows] == [
@@ -236,7 +236,7 @@ def test_nine_tile_finish_line_game() -> None:
     assert r.game.window_open
     assert r.game.scores() == [19, 17] and not r.game.over  # final only when the window closes
     r.tick(21)  # the window closes at the configured time: 19 reached the finish line
-    assert r.game.termination is Termination.FINISH_LINE and r.state.phase is Phase.OVER
+    assert r.game.termination is Termination.FINISH_LINE and isinstance(r.state.phase, Over)
     tally = r.over()[0].tally
     assert [row.rack_adjustment for row in tally.rows] == [0, 0]  # no rack adjustment
     assert tally.winners == (0,) and isinstance(r.screen, TallyScreen)

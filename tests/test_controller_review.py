@@ -44,10 +44,12 @@ def restored(r: Rig, words: tuple[str, ...]) -> Rig:
 
 
 def replayed_game(r: Rig) -> Game:
-    s = r.state
-    return Game.replay(
-        RuleProfile.from_rules_line(s.rules), s.names, s.commands, first=s.first
-    )
+    """The game as its journal replays it: the table's commands since the last start."""
+    last = max(i for i, rec in enumerate(r.journal) if isinstance(rec, Started))
+    started = r.journal[last]
+    assert isinstance(started, Started)
+    commands = [rec.command for rec in r.journal[last:] if isinstance(rec, Committed)]
+    return Game.replay(RuleProfile.from_rules_line(started.rules), started.players, commands, first=started.first)
 
 
 def menu_choose(r: Rig, item: MenuItem, seat: int) -> None:
@@ -72,11 +74,11 @@ def test_restore_does_not_demand_removing_a_later_play_on_a_withdrawn_square() -
     r.done(2)
     r.tick(21)
     r.draw(1, "LMNR")
-    assert r.state.to_remove == frozenset()
+    assert r.state.tiles.to_remove == frozenset()
     fresh = restored(r, words)
     fresh.read()
     assert (
-        fresh.state.to_remove == frozenset()
+        fresh.state.tiles.to_remove == frozenset()
     )  # fails: {H8, H9, H10, H11}: the table is stuck
     assert fresh.screen != ErrorScreen(ErrorKind.REMOVE_TILES, "H8 H9 H10 H11")
 
@@ -95,10 +97,10 @@ def test_restore_does_not_ask_to_put_back_a_tile_drawn_again_later() -> None:
     r.done(2)
     r.tick(21)
     r.draw(1, "QLMN")  # Ben happens to draw that Q
-    assert r.state.to_return == frozenset()
+    assert r.state.tiles.to_return == frozenset()
     fresh = restored(r, words)
     fresh.read()
-    assert fresh.state.to_return == frozenset()  # fails: {Q}; every Done is refused
+    assert fresh.state.tiles.to_return == frozenset()  # fails: {Q}; every Done is refused
     assert fresh.screen != ErrorScreen(ErrorKind.PUT_BACK_TILES, "Q")
 
 
@@ -114,25 +116,25 @@ def test_restore_counts_an_overtime_penalty_once() -> None:
     r.done(1, long=True)
     live = r.game.scores()
     fresh = restored(r, words)
-    game = fresh.table.game(fresh.state)
+    game = fresh.state.game
     assert game is not None
     assert game.scores() == live  # fails: [-50, -10] against [-30, -10]
 
 
-# --- the game cache and purity ------------------------------------------------------------
+# --- each state's own game -----------------------------------------------------------------
 
 
-def test_an_engine_refusal_half_way_does_not_poison_the_game_cache() -> None:
+def test_an_engine_refusal_half_way_leaves_the_game_as_its_journal_says() -> None:
     """de, finish line 10, move limit 15 s (pass): Ben's move-limit Pass closes the window in the
-    engine, which then raises GameOverError; the controller catches it but keeps serving that
-    mutated game for a state whose commands say the window is open."""
+    engine, which then raises GameOverError; the state must hold the game its journal replays
+    to (once, a cached game mutated half-way was served instead)."""
     r = started(target=10, move_limit=15, move_limit_action="pass")
     r.lay(0, "H8:H H9:A H10:U H11:S")  # 10 points: the finish line, window open
     r.done(1)
     r.draw(0, "IRDE")
     r.tick(14)
     r.tick(1.5)  # Ben's move limit runs out while Anna's window is open
-    served = r.table.game(r.state)
+    served = r.state.game
     fresh = replayed_game(r)
     assert served is not None
     assert (served.over, served.window_open) == (
@@ -141,18 +143,18 @@ def test_an_engine_refusal_half_way_does_not_poison_the_game_cache() -> None:
     )  # fails: (True, False) vs (False, True)
 
 
-def test_game_cache_is_not_shared_between_games_with_no_commands_yet() -> None:
-    """The cache is keyed by ``commands is state.commands``; every new game has the same ``()``.
-    A state of an earlier game (first player Anna) is served the later game (first player Ben)."""
+def test_a_state_of_an_earlier_game_keeps_its_own_game() -> None:
+    """Once, games were cached by their commands, and every new game has none yet: a state of
+    an earlier game (first player Anna) was served the later game (first player Ben)."""
     r = rig("de", 2, words=("HAUS",))
     r.draw_first("AE")  # Anna begins
     first_game = r.state
-    assert r.table.game(first_game).turn == 0  # type: ignore[union-attr]
+    assert first_game.game is not None and first_game.game.turn == 0
     menu_choose(r, MenuItem.NEW_GAME, 1)
     r.done(2, long=True)  # Ben confirms the new game
     r.draw_first("EA")  # now Ben begins
-    assert r.state.commands == () and r.state.first == 1
-    assert r.table.game(first_game).turn == 0  # type: ignore[union-attr]  # fails: 1
+    assert r.game.log == [] and r.game.first == 1
+    assert first_game.game.turn == 0 and first_game.game.first == 0
 
 
 # --- exceptions escaping step ---------------------------------------------------------------
@@ -271,10 +273,10 @@ def test_a_second_done_while_a_done_is_being_read_does_not_drop_the_first() -> N
     r.draw_first("AEO")
     r.deal({0: "HAUSTEN", 1: "ABENDRO", 2: "LTAIMEG"})
     r.bag.clear()
-    r.game.bag._tiles.clear()
+    r.with_bag(0)
     r.lay(0, "H8:H H9:A H10:U H11:S H12:T H13:E H14:N")
     r.done(1)
-    assert r.state.window is not None and r.state.window.going_out
+    assert r.phase.window is not None and r.phase.window.going_out
     r.read(settled=False)
     r.press(2, Role.DONE, read=False)
     r.press(3, Role.DONE, read=False)
@@ -306,8 +308,8 @@ def test_a_challenge_pressed_after_the_deadline_is_too_late_even_before_the_next
     r = started(words=("BOHNE",))
     r.lay(0, "H8:H H9:A H10:U H11:S")
     r.done(1)
-    assert r.state.window is not None
-    deadline = r.state.window.deadline
+    assert r.phase.window is not None
+    deadline = r.phase.window.deadline
     r.now = deadline - 0.1
     r.feed(Tick(r.now))
     r.feed(ButtonEvent(2, Role.CHALLENGE, Kind.PRESS, deadline + 0.2))

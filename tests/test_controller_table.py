@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from tablehelpers import Rig, rig
 
 from drivers.board.protocol import Loc
@@ -18,6 +20,9 @@ from engine.events import (
 from engine.game import Termination
 from scoreboard.controller import (
     Append,
+    Asking,
+    Idle,
+    Playing,
     HouseWord,
     BoardRead,
     ClockState,
@@ -25,6 +30,7 @@ from scoreboard.controller import (
     Settings,
     Tick,
 )
+from scoreboard.controller.state import Halt
 from scoreboard.screens.models import (
     AdjustScreen,
     BlankPickerScreen,
@@ -72,7 +78,7 @@ def test_a_short_done_with_nothing_laid_asks_and_never_passes() -> None:
     r.tick(30)
     assert not any(isinstance(c, Pass) for c in commands(r))
     r.challenge(1)  # the player's own Challenge takes the question back
-    assert isinstance(r.screen, ScoresScreen) and r.state.confirming is None
+    assert isinstance(r.screen, ScoresScreen) and isinstance(r.state.mode, Idle)
     r.done(1)
     r.done(1, long=True)
     assert commands(r)[-1] == Pass(0) and r.game.turn == 1
@@ -106,34 +112,34 @@ def test_a_challenge_after_the_deadline_is_too_late() -> None:
 def test_presses_during_a_pause_only_resume_and_the_window_waits() -> None:
     r = with_haus()
     r.tick(5)
-    left = r.state.window.deadline - r.now  # type: ignore[union-attr]
+    left = r.phase.window.deadline - r.now  # type: ignore[union-attr]
     r.menu(long=True)
     assert isinstance(r.screen, PausedScreen)
     r.tick(100)
     assert r.game.window_open
     r.challenge(2)  # resumes, challenges nothing
     assert not any(type(c).__name__ == "Challenge" for c in commands(r))
-    assert r.state.paused_at is None
+    assert not r.state.paused
     # only the moments around the two presses counted (0.05 s before, 0.45 s after)
-    assert abs((r.state.window.deadline - r.now) - (left - 0.5)) < 0.01  # type: ignore[union-attr]
+    assert abs((r.phase.window.deadline - r.now) - (left - 0.5)) < 0.01  # type: ignore[union-attr]
     r.challenge(2)
     assert isinstance(r.screen, ChallengeResultScreen)
 
 
 def test_the_board_away_pauses_window_and_clocks_and_keeps_the_game() -> None:
     r = with_haus("en-tournament", clock=25)
-    used_before = r.state.clock.used  # type: ignore[union-attr]
+    used_before = r.phase.clocks.game.used  # type: ignore[union-attr]
     r.unplug()
     assert r.screen == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
     r.tick(300)
     r.done(2)  # nothing can be judged while the board is away
     assert r.screen == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
-    assert r.game.window_open and r.state.clock.running is None  # type: ignore[union-attr]
+    assert r.game.window_open and r.phase.clocks.game.running is None  # type: ignore[union-attr]
     r.replug()
-    assert r.game.window_open and r.state.clock.running == 1  # type: ignore[union-attr]
-    clock = r.state.clock
-    assert clock is not None and clock.used[1] - used_before[1] < 1.0  # the 300 s did not count
-    assert r.state.window is not None and r.state.window.deadline - r.now > 19  # the 300 s did not count
+    assert r.game.window_open and r.phase.clocks.game.running == 1  # type: ignore[union-attr]
+    clock = r.phase.clocks
+    assert clock is not None and clock.game.used[1] - used_before[1] < 1.0  # the 300 s did not count
+    assert r.phase.window is not None and r.phase.window.deadline - r.now > 19  # the 300 s did not count
     assert isinstance(r.screen, LastPlayScreen)  # the play's words, shown on (their time stood still too)
     r.challenge(2)
     assert isinstance(r.screen, ChallengeResultScreen)
@@ -243,12 +249,12 @@ def test_override_needs_a_second_seat_and_teaches_the_house_list() -> None:
     r.challenge(1, long=True)  # Anna asks to override
     assert r.screen == ConfirmScreen(ConfirmKind.OVERRIDE, player="Anna", by="Anna")
     r.done(1, long=True)  # the same seat cannot confirm
-    assert r.state.request is not None
+    assert isinstance(r.state.mode, Asking)
     r.done(2, long=True)  # Ben agrees: HAUS stands
     assert commands(r)[-1] == OverrideRuling(())
     assert r.game.scores() == [10, -5]
     assert [(h.word, h.accept) for h in r.house()] == [("HAUS", True)]
-    assert r.state.to_remove == frozenset()
+    assert r.state.tiles.to_remove == frozenset()
     # the same word is now valid at this table
     r.draw(0, "IRDE")
     r.lay(1, "H12:E")  # HAUSE: not in the lexicon
@@ -263,7 +269,7 @@ def test_no_overrides_in_en_tournament() -> None:
     r.done(1)
     r.challenge(2)
     r.challenge(1, long=True)
-    assert r.state.request is None and r.house() == []
+    assert not isinstance(r.state.mode, Asking) and r.house() == []
     assert isinstance(r.screen, UnseenScreen)
 
 
@@ -296,7 +302,7 @@ def test_going_out_window_closes_when_every_other_seat_agrees() -> None:
     game.bag._tiles.clear()  # type: ignore[attr-defined]
     r.lay(0, "H8:H H9:A H10:U H11:S H12:T H13:E H14:N")
     r.done(1)
-    assert r.state.window is not None and r.state.window.going_out
+    assert r.phase.window is not None and r.phase.window.going_out
     r.done(2)
     assert r.game.window_open
     r.done(3)
@@ -329,10 +335,10 @@ def test_restore_from_the_journal_resumes_paused() -> None:
     fresh = rig("de", 2, words=("HAUS",))
     state, effects = fresh.table.restore(r.journal, now=1000.0)
     assert not any(isinstance(e, Append) for e in effects)  # nothing journaled twice
-    game = fresh.table.game(state)
+    game = state.game
     assert game is not None and game.scores() == r.game.scores() and game.window_open
-    assert state.paused_at == 1000.0 and isinstance(state.shown, PausedScreen)
-    assert state.board == r.state.board and state.racks == r.state.racks
+    assert state.halt == Halt(1000.0, paused=True) and isinstance(state.shown.table, PausedScreen)
+    assert state.tiles.board == r.state.tiles.board and state.tiles.racks == r.state.tiles.racks
     fresh.state = state
     fresh.now = 1000.0
     fresh.racks, fresh.cells, fresh.bag = r.racks, r.cells, r.bag
@@ -345,25 +351,24 @@ def test_step_never_changes_the_state_it_is_given() -> None:
     r = started()
     r.lay(0, "H8:H H9:A H10:U H11:S")
     before = r.state
-    snapshot = (before.commands, dict(before.board), before.racks, before.shown)
+    snapshot = copy.deepcopy(before)
     event = ButtonEvent(1, Role.DONE, Kind.PRESS, r.now)
     after, effects = r.table.step(before, event)
-    assert (before.commands, dict(before.board), before.racks, before.shown) == snapshot
+    assert before == snapshot
     again, effects_again = r.table.step(before, event)  # the same step twice: the same result
-    assert again.commands == after.commands and effects_again == effects
-    assert isinstance(after.commands[-1], Play)
-    assert r.table.game(before) is not None and r.table.game(before).board.is_empty()  # type: ignore[union-attr]
+    assert again == after and effects_again == effects
+    assert after.game is not None and isinstance(after.game.log[-1], Play)
+    assert before.game is not None and before.game.board.is_empty()
 
 
 def test_exchange_refused_with_few_tiles_in_the_bag() -> None:
     r = started()
-    game = r.game  # the cached engine game: leave 5 tiles in its bag (a late game)
-    game.bag._tiles[:] = game.bag.tiles()[:5]  # type: ignore[attr-defined]
+    r.with_bag(5)  # a late game
     r.to_bag(0, "HA", read=False)
     r.draw(0, "LL")
     r.done(1)
     assert r.screen == ErrorScreen(ErrorKind.EXCHANGE_NOT_ALLOWED, "5")
-    assert r.state.confirming is None and r.game.turn == 0
+    assert isinstance(r.state.mode, Idle) and r.game.turn == 0
 
 
 def test_tick_updates_the_countdown() -> None:
@@ -409,17 +414,17 @@ def test_after_a_restart_the_board_is_compared_with_the_restored_one() -> None:
     # Anna's (not the player at turn) landed on the board
     fresh.cells.pop(Square.from_name("H11"))
     fresh.lay(0, "I8:I")
-    assert fresh.state.to_place == {Square.from_name("H11")}
-    assert fresh.state.to_remove == {Square.from_name("I8")}
+    assert fresh.state.tiles.to_place == {Square.from_name("H11")}
+    assert fresh.state.tiles.to_remove == {Square.from_name("I8")}
     assert fresh.screen == ErrorScreen(ErrorKind.REMOVE_TILES, "I8")
     fresh.take_back(0, "I8")
     assert fresh.screen == ErrorScreen(ErrorKind.TILE_MOVED, "H11")
-    uid = next(u for u in r.state.board.values() if u not in fresh.cells.values())
+    uid = next(u for u in r.state.tiles.board.values() if u not in fresh.cells.values())
     fresh.cells[Square.from_name("H11")] = uid
     fresh.read()
     assert isinstance(fresh.screen, ScoresScreen)
     fresh.lay(1, "F8:B G8:O I8:N J8:E")  # Ben's move in progress is his own: no error
-    assert fresh.state.to_remove == frozenset()
+    assert fresh.state.tiles.to_remove == frozenset()
 
 
 def test_shut_down_from_the_menu_pauses_and_asks_to_power_off() -> None:
@@ -429,7 +434,7 @@ def test_shut_down_from_the_menu_pauses_and_asks_to_power_off() -> None:
         r.menu()
     assert not r.powered_off()
     r.done(2)
-    assert r.powered_off() and r.state.paused_at is not None
+    assert r.powered_off() and r.state.paused
 
 
 def test_a_running_clock_is_journaled_now_and_then_and_restored() -> None:
@@ -439,7 +444,8 @@ def test_a_running_clock_is_journaled_now_and_then_and_restored() -> None:
     assert states and states[-1].used[0] >= 30  # saved while running, not only at the turn's end
     fresh = rig("en-tournament", 2, words=("HAUS",), clock=25)
     state, _ = fresh.table.restore(r.journal, now=r.now)
-    assert state.clock is not None and state.clock.used[0] == states[-1].used[0]
+    assert isinstance(state.phase, Playing) and state.phase.clocks is not None
+    assert state.phase.clocks.game.used[0] == states[-1].used[0]
 
 
 def test_a_restore_teaches_the_house_list_an_overridden_ruling_again() -> None:

@@ -31,7 +31,7 @@ from scoreboard.controller import Committed
 from scoreboard.demo import demo_script
 from scoreboard.journal import Journal
 from scoreboard.lexicons import open_lexicon
-from scoreboard.records_codec import decode_entry, decode_meta
+from scoreboard.journal_format import decode_entry, decode_meta
 from scoreboard.sim.client import SimControl
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,8 +17,9 @@ from engine.replay import replay
 from engine.rules import get_profile
 from engine.tiles import GERMAN
 from scoreboard.cli import main
-from scoreboard.codec import encode_command
-from scoreboard.journal import COMMAND_KIND, JOURNAL_NAME, Journal
+from scoreboard.journal_format import encode_command
+from scoreboard.journal import JOURNAL_NAME, Journal
+from scoreboard.journal_format import COMMAND_KIND
 
 ENV = ("SCOREBOARD_CONFIG", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "STATE_DIRECTORY")
 

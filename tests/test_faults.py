@@ -25,7 +25,6 @@ recorded fault was not survived. SIGKILL at random points is counted from
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import logging
@@ -55,15 +54,19 @@ from engine.events import Challenge, CloseWindow, Command, Draw, Pass, Play
 from engine.game import Game
 from engine.placement import Placement
 from engine.rules import RuleProfile, get_profile
-from scoreboard import run_cli
+from scoreboard import hardware
 from scoreboard.config import load_config
 from scoreboard.controller import BoardRead, ClockState, Committed, Record, TableState
 from scoreboard.demo import SETTLE, ScriptWriter
-from scoreboard.journal import COMMAND_KIND, JOURNAL_NAME, Journal, JournalWriteError
+from scoreboard.journal import JOURNAL_NAME, Journal, JournalWriteError, WriteFailure
+from scoreboard.run_cli import run
+from scoreboard.table_script import parse
+from scoreboard.journal_format import COMMAND_KIND
 from scoreboard.lexicons import open_lexicon
-from scoreboard.records_codec import decode_entry, decode_meta
+from scoreboard.journal_format import decode_entry, decode_meta
 from scoreboard.screens.models import ErrorKind, ErrorScreen, LastPlayScreen
-from scoreboard.service import SCRIPT_KIND, Service
+from scoreboard.scripted import SCRIPT_KIND
+from scoreboard.service import Service
 from scoreboard.sim.board import SimulatedBoard
 from scoreboard.sim.script import parse_script
 from scoreboard.table_script import SHORT_S
@@ -277,8 +280,6 @@ def run_service(folder: Path, script: str, settings: tuple[str, ...] = SETTINGS,
         links.append(link)
         return link
 
-    args = argparse.Namespace(simulate=True, link=None, script=str(folder / "script.txt"), virtual_clock=True,
-                              window=False, out=str(out))
     refused: list[float] = []
     append_many = Journal.append_many
 
@@ -286,17 +287,20 @@ def run_service(folder: Path, script: str, settings: tuple[str, ...] = SETTINGS,
         items = list(items)
         if len(refused) < full_disk and any(k == COMMAND_KIND and p.get("type") == "play" for k, p, _ in items):
             refused.append(items[0][2])
-            raise JournalWriteError(f"could not save the game record: disk full ({state / JOURNAL_NAME})")
+            raise JournalWriteError(f"could not save the game record: disk full ({state / JOURNAL_NAME})",
+                                    WriteFailure.DISK_FULL)
         return append_many(journal, game_id, items)
 
     collect = _Collect()
     root = logging.getLogger()
     root.addHandler(collect)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(run_cli, "BoardLink", board_link)
+        m.setattr(hardware, "BoardLink", board_link)
         m.setattr(Journal, "append_many", disk)
         try:
-            code = run_cli.run(config, state, args)
+            with hardware.build_hardware(config, state, hardware.Simulation(out, virtual_clock=True)) as devices:
+                run(config, state, devices, parse(script))
+            code = 0
         finally:
             root.removeHandler(collect)
     screens = []
@@ -463,8 +467,8 @@ def test_a_dead_reader_keeps_its_tiles_and_comes_back(games: tuple[ServiceRun, S
     """Reader 7 (row 8, under ROSE) dies and is revived: the controller reports it, ROSE's tiles
     are not lost meanwhile, and once it is back the X laid on its row is read."""
     clean, faulted, _ = games
-    reports = [r.args for r in faulted.log if r.getMessage().startswith("board reader")]
-    codes = [code for reader, code in reports if reader == DEAD_READER]  # type: ignore[misc]
+    reports = [r.args[:2] for r in faulted.log if r.getMessage().startswith("board reader")]  # type: ignore[index]
+    codes = [code for reader, code in reports if reader == DEAD_READER]
     problems = []
     if FaultCode.NO_RESPONSE not in codes or codes[-1] != FaultCode.RECOVERED:
         problems.append(f"reader {DEAD_READER} should be reported dead, then recovered: {reports}")
@@ -618,7 +622,8 @@ def state_of(service: Service) -> TableState:
 
 
 def plays(service: Service) -> list[Command]:
-    return [c for c in state_of(service).commands if isinstance(c, Play)]
+    game = state_of(service).game
+    return [c for c in game.log if isinstance(c, Play)] if game is not None else []
 
 
 def journaled_plays(state: Path) -> list[Command]:
@@ -640,18 +645,19 @@ def test_a_full_disk_refuses_the_move_says_why_and_the_game_goes_on(tmp_path: Pa
 
     def full(game: int, items: Any) -> None:
         tries.append(clock.now)
-        raise JournalWriteError(f"could not save the game record: disk full ({tmp_path / JOURNAL_NAME})")
+        raise JournalWriteError(f"could not save the game record: disk full ({tmp_path / JOURNAL_NAME})",
+                                WriteFailure.DISK_FULL)
 
     monkeypatch.setattr(service.journal, "append_many", full)
     r.done(1)
     problems = []
     for _ in range(3):  # the disk stays full over three more reads
-        if state_of(service).shown != ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full"):
+        if state_of(service).shown.table != ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full"):
             problems.append(f"the display should say the record could not be saved: {state_of(service).shown}")
         r.read(0.5)
     while_full = shown.getvalue()[mark:]
-    if plays(service) or state_of(service).commands != before.commands:
-        problems.append(f"the move was taken without being journaled: {state_of(service).commands[len(before.commands):]}")
+    if plays(service) or state_of(service).game != before.game:
+        problems.append(f"the move was taken without being journaled: {state_of(service).game}")
     if "LastPlayScreen" in while_full or "JOURNAL_FAILED" not in while_full:
         problems.append(f"the refused move was shown as accepted, or the reason not shown: {while_full}")
     if len(tries) < 2:
@@ -670,7 +676,7 @@ def test_a_full_disk_refuses_the_move_says_why_and_the_game_goes_on(tmp_path: Pa
     played = journaled_plays(tmp_path)
     if len(played) != 2 or played != plays(service):
         problems.append(f"both plays should be journaled: {played}")
-    last = state_of(service).shown
+    last = state_of(service).shown.table
     if not isinstance(last, LastPlayScreen) or last.player != "Ben":
         problems.append(f"Ben's play should be shown: {last}")
     service.close()
@@ -693,7 +699,7 @@ _FSIZE_CHILD = textwrap.dedent(
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, hard))  # no byte more may be written to any file
     r.done(1)
     r.read(0.5)
-    result = {"shown": repr(service.state.shown), "plays": len(plays(service))}
+    result = {"shown": repr(service.state.shown.table), "plays": len(plays(service))}
     resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))  # room again
     result["journaled"] = len(journaled_plays(state))
     r.read(0.5)
@@ -972,7 +978,7 @@ def test_a_play_over_a_dead_reader_is_not_judged_without_its_tiles(tmp_path: Pat
     read_blind(0.3)
     r.tick(1.0)
     assert not plays(service), f"scored without the tile on the dead reader's row: {plays(service)}"
-    assert isinstance(state_of(service).shown, ErrorScreen)
+    assert isinstance(state_of(service).shown.table, ErrorScreen)
     # the reader is back: the same Done scores HAUS
     service.board_event(ReaderFault(10, FaultCode.RECOVERED, row11, r.now))
     r.read()

@@ -6,8 +6,10 @@ import random
 
 import pytest
 
-from engine.clock import GameClock, overtime_penalty
+from engine.clock import GameClock, MoveTimer, overtime_penalty
 from engine.errors import (
+    CorrectionRefusal,
+    NoSuchSeatError,
     BagError,
     CentreNotCoveredError,
     ChallengeError,
@@ -29,7 +31,8 @@ from engine.events import (
     PlayWithdrawn,
     RackPenalty,
 )
-from engine.game import Game, Termination, choose_first_player, draw_for_first_player
+from engine.first_player import FirstPlayerDraw, choose_first_player, draw_for_first_player
+from engine.game import Game, Termination
 from engine.lexicon import SetLexicon, infer_blanks
 from engine.placement import Placement
 from engine.rules import TurnKind, get_profile
@@ -137,6 +140,18 @@ def test_choose_first_player_redraws_ties() -> None:
         keys = [ENGLISH.order_key(t) for t in last]
         assert keys.count(min(keys)) == 1
     assert choose_first_player(4, ENGLISH, random.Random(5)) == choose_first_player(4, ENGLISH, random.Random(5))
+
+
+def test_the_draw_for_first_player_round_by_round() -> None:
+    ts = GERMAN
+    draw = FirstPlayerDraw.start(4)
+    tie = draw.draw({0: ts.tile("A"), 1: ts.tile("E"), 2: ts.tile("A"), 3: ts.tile("O")}, ts)
+    assert tie.first is None and tie.contenders == (0, 2)  # Anna and Cleo tied: they draw again
+    done = tie.draw({0: ts.tile("D"), 2: ts.tile("C")}, ts)
+    assert done.first == 2 and done.record() == ("AEAO", "D-C-")
+    assert draw.contenders == (0, 1, 2, 3) and draw.rounds == ()  # a value: the start is unchanged
+    with pytest.raises(NoSuchSeatError):
+        tie.draw({0: ts.tile("D"), 1: ts.tile("C")}, ts)  # seat 1 does not draw again
 
 
 # --- challenges ----------------------------------------------------------------------------
@@ -615,13 +630,23 @@ def test_overtime_penalty_per_started_minute() -> None:
 
 
 def test_game_clock_runs_one_player_at_a_time() -> None:
-    clock = GameClock(players=2, limit=60.0)
-    clock.start(0, now=100.0)
-    clock.start(1, now=130.0)  # Anna used 30 s
-    clock.pause(now=200.0)  # Ben used 70 s
-    assert clock.remaining(0, now=500.0) == 30.0
-    assert clock.remaining(1, now=500.0) == -10.0
-    assert clock.penalty(1, now=500.0, points_per_minute=10) == 10
+    start = GameClock.for_players(2, limit=60.0)
+    clock = start.run(0, now=100.0).run(1, now=130.0)  # Anna used 30 s
+    assert clock.used_by(1, now=150.0) == 20.0 and clock.remaining(1, now=150.0) == 40.0
+    stopped = clock.run(None, now=200.0)  # Ben used 70 s
+    assert start.used == (0.0, 0.0) and clock.running == 1  # values: nothing changed in place
+    assert stopped.remaining(0, now=500.0) == 30.0
+    assert stopped.remaining(1, now=500.0) == -10.0
+    assert stopped.penalties(now=500.0, points_per_minute=10) == (0, 10)
+    assert GameClock.for_players(3).remaining(0, now=9.0) is None  # counted, not limited
+    assert GameClock.for_players(2).run(0, 0.0).penalties(now=999.0, points_per_minute=10) == (0, 0)
+
+
+def test_move_timer_counts_from_the_move_and_skips_a_pause() -> None:
+    timer = MoveTimer().begin(1, now=10.0)
+    assert timer.player == 1 and timer.left(now=40.0, limit=60.0) == 30.0
+    assert timer.shifted(15.0).left(now=40.0, limit=60.0) == 45.0  # 15 s paused do not count
+    assert timer.left(now=80.0, limit=60.0) == -10.0 and not timer.warned
 
 
 # --- every profile: pass ending and going-out tally ------------------------------------------
@@ -796,6 +821,22 @@ def test_override_refused_without_ruling_after_a_move_or_without_words() -> None
     g.pass_turn(1)
     with pytest.raises(CorrectionError, match="before anyone moves"):
         g.override_ruling(["HAUS"])
+
+
+def test_a_ruling_is_overridden_once_and_not_after_its_play_is_undone() -> None:
+    g = opened("de")
+    g.challenge(1, SetLexicon([]))  # HAUS ruled invalid
+    assert g.overridable_ruling is not None
+    g.override_ruling()  # it stands after all
+    assert g.overridable_ruling is None
+    with pytest.raises(CorrectionError) as info:
+        g.override_ruling()
+    assert info.value.reason is CorrectionRefusal.NO_RULING
+    g = opened("de")
+    g.challenge(1, SetLexicon(["HAUS"]))  # valid: Ben -5
+    g.play(1, lay(g, "H7", "B.D"))
+    g.undo_last_play()
+    assert g.overridable_ruling is None
 
 
 def test_override_command_replays_from_the_log_of_commands() -> None:

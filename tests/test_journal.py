@@ -28,6 +28,7 @@ from scoreboard.journal import (
     JournalWriteError,
     NoJournalError,
     NoSuchGameError,
+    WriteFailure,
 )
 
 META = {"rules": "de rack=9", "players": ["Jürgen", "Zoë Ørsted"], "first": 1}
@@ -207,16 +208,25 @@ def test_append_many_is_one_transaction(flaky: tuple[Journal, FlakyConnection]) 
 # --- write failures -----------------------------------------------------------------------
 
 
+def sqlite_error(message: str, code: int) -> sqlite3.OperationalError:
+    """An SQLite error as the sqlite3 module raises it: its message and its result code."""
+    e = sqlite3.OperationalError(message)
+    e.sqlite_errorcode = code  # type: ignore[attr-defined]
+    return e
+
+
 @pytest.mark.parametrize(
-    ("failure", "reason"),
+    ("failure", "reason", "kind"),
     [
-        (sqlite3.OperationalError("database or disk is full"), "disk full"),
-        (sqlite3.OperationalError("disk I/O error"), "disk I/O error"),
-        (OSError(28, "No space left on device"), "No space left on device"),
+        (sqlite_error("database or disk is full", sqlite3.SQLITE_FULL), "disk full", WriteFailure.DISK_FULL),
+        (sqlite_error("disk I/O error", sqlite3.SQLITE_IOERR | 0x0A00), "disk I/O error", WriteFailure.IO_ERROR),
+        (OSError(28, "No space left on device"), "No space left on device", WriteFailure.DISK_FULL),
+        (OSError(5, "Input/output error"), "Input/output error", WriteFailure.IO_ERROR),
+        (sqlite_error("attempt to write a readonly database", sqlite3.SQLITE_READONLY), "attempt to write a readonly database", WriteFailure.OTHER),
     ],
 )
 def test_a_failed_commit_keeps_nothing_and_a_retry_works(
-    flaky: tuple[Journal, FlakyConnection], failure: BaseException, reason: str
+    flaky: tuple[Journal, FlakyConnection], failure: BaseException, reason: str, kind: WriteFailure
 ) -> None:
     journal, conn = flaky
     game = journal.start_game(META)
@@ -225,6 +235,7 @@ def test_a_failed_commit_keeps_nothing_and_a_retry_works(
     with pytest.raises(JournalWriteError) as info:
         journal.append_many(game, [("command", {"n": 2}, 2.0), ("command", {"n": 3}, 3.0)])
     assert str(info.value) == f"could not save the game record: {reason} ({journal.path})"
+    assert info.value.failure is kind  # what the display says comes from here, not from the text
     assert isinstance(info.value, OSError) and isinstance(info.value, ScoreboardError)
     assert info.value.__cause__ is failure
     assert [e.payload for e in journal.entries(game)] == [{"n": 1}]
@@ -238,12 +249,12 @@ def test_a_failed_commit_keeps_nothing_and_a_retry_works(
 
 def test_failed_start_and_finish_keep_nothing(flaky: tuple[Journal, FlakyConnection]) -> None:
     journal, conn = flaky
-    conn.fail_with = sqlite3.OperationalError("database or disk is full")
+    conn.fail_with = sqlite_error("database or disk is full", sqlite3.SQLITE_FULL)
     with pytest.raises(JournalWriteError, match="disk full"):
         journal.start_game(META)
     assert journal.games() == []
     game = journal.start_game(META)
-    conn.fail_with = sqlite3.OperationalError("disk I/O error")
+    conn.fail_with = sqlite_error("disk I/O error", sqlite3.SQLITE_IOERR)
     with pytest.raises(JournalWriteError, match="disk I/O error"):
         journal.finish(game, {"scores": [1, 2]})
     assert journal.unfinished() is not None
@@ -258,8 +269,9 @@ def test_a_real_sqlite_full_error_rolls_back(flaky: tuple[Journal, FlakyConnecti
     (pages,) = conn.execute("PRAGMA page_count").fetchone()
     conn.execute(f"PRAGMA max_page_count = {pages}")
     big = {"blob": "x" * 200_000}
-    with pytest.raises(JournalWriteError, match=r"^could not save the game record: disk full \("):
+    with pytest.raises(JournalWriteError, match=r"^could not save the game record: disk full \(") as info:
         journal.append(game, "big", big, 1)
+    assert info.value.failure is WriteFailure.DISK_FULL
     assert [e.kind for e in journal.entries(game)] == ["small"]
     conn.execute("PRAGMA max_page_count = 1073741823")
     assert journal.append(game, "big", big, 1) == 2

@@ -21,7 +21,8 @@ from drivers.display.oled import Display
 from scoreboard.cli import main
 from scoreboard.config import load_config
 from scoreboard.journal import Journal
-from scoreboard.run_cli import build_table, simulated_tiles
+from scoreboard.hardware import simulated_tiles
+from scoreboard.run_cli import build_table
 from scoreboard.screens.models import PausedScreen, ScoresScreen
 from scoreboard.service import Service
 
@@ -69,15 +70,15 @@ def test_the_unfinished_game_resumes_where_it_stood(state: Path) -> None:
     service.start("de", 2)
     try:
         assert service.game_id == 2
-        assert service.state is not None and isinstance(service.state.shown, PausedScreen)
-        assert service.state.shown.player == "Ben"
-        game = service.table.game(service.state)
+        assert service.state is not None and isinstance(service.state.shown.table, PausedScreen)
+        assert service.state.shown.table.player == "Ben"
+        game = service.state.game
         assert game is not None
         assert game.scores() == [5, 10] and game.turn == 1 and not game.over
         assert sorted(game.rack(0)) == sorted("AERO") and sorted(game.rack(1)) == sorted("TENEIRL")
         assert len(game.bag) == 84 and not game.window_open
         service.handle(ButtonEvent(1, Role.DONE, Kind.PRESS, now[0]))  # any button resumes
-        shown = service.state.shown
+        shown = service.state.shown.table
         assert isinstance(shown, ScoresScreen)
         assert [(p.name, p.score, p.is_turn) for p in shown.players] == [("Anna", 5, False), ("Ben", 10, True)]
         # the clocks as last journaled (used 9.05 s and 17.05 s of 25 minutes); Ben's runs again

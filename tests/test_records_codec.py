@@ -8,11 +8,11 @@ import pytest
 from tablehelpers import rig
 
 from engine.rules import RuleProfile
-from scoreboard.codec import CodecError
 from scoreboard.controller import ClockState, Committed, Started
-from scoreboard.journal import COMMAND_KIND
-from scoreboard.records_codec import (
+from scoreboard.journal_format import (
     CLOCK_KIND,
+    COMMAND_KIND,
+    CodecError,
     decode_entry,
     decode_meta,
     encode_meta,
@@ -58,6 +58,7 @@ def test_unknown_kinds_are_skipped_and_bad_entries_refused() -> None:
         decode_entry(COMMAND_KIND, {"type": "draw", "player": 0, "tiles": "A", "tags": {"drawn": ["zz"]}}, tile_set)
     with pytest.raises(CodecError, match="clock entry"):
         decode_entry(CLOCK_KIND, {"used": ["1"]}, tile_set)
-    with pytest.raises(CodecError, match="without 'first'"):
-        decode_meta({"rules": "de", "players": ["A", "B"]})
+    assert decode_meta({"rules": "#rules de", "players": ["A", "B"]}) == Started("de", ("A", "B"), 0)  # older metas
+    with pytest.raises(CodecError, match="'first' is not a seat number"):
+        decode_meta({"rules": "de", "players": ["A", "B"], "first": True})
     assert decode_entry(CLOCK_KIND, {"used": [1, 2.5]}, tile_set) == ClockState((1.0, 2.5))

@@ -82,7 +82,7 @@ def test_the_window_display_shows_frames(monkeypatch: pytest.MonkeyPatch) -> Non
     pytest.importorskip("pygame")
     from PIL import Image
 
-    from scoreboard.run_cli import pygame_display
+    from scoreboard.hardware import pygame_display
 
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     display = pygame_display()

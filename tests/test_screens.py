@@ -61,6 +61,12 @@ SCREENS: dict[str, Screen] = {
         ),
         bag=42,
     ),
+    "scores-your-turn": ScoresScreen(
+        (PlayerLine("Anna", 120), PlayerLine("Ben", 98, is_turn=True)), bag=42, yours=True
+    ),
+    "scores-your-turn-bag-empty": ScoresScreen(
+        (PlayerLine("Anna", 120, clock_s=301, is_turn=True), PlayerLine("Ben", 98, clock_s=-5)), bag=0, yours=True
+    ),
     "scores-clock": ScoresScreen(
         (
             PlayerLine("Maximilian", 401, clock_s=754, is_turn=True),
@@ -115,6 +121,8 @@ SCREENS: dict[str, Screen] = {
             (ErrorKind.JOURNAL_FAILED, "disk full"),
             (ErrorKind.BAD_PLAY, "a blank on the board was replaced by another tile on the rack"),
             (ErrorKind.READER_FAULT, "H11-O11"),
+            (ErrorKind.OPENING_TOO_SHORT, "H8"),
+            (ErrorKind.NOTHING_TO_UNDO, ""),
         )
     },
     "error-bad-play-short": ErrorScreen(ErrorKind.BAD_PLAY, "no tiles placed"),

@@ -15,10 +15,12 @@ from drivers.buttons.logic import ButtonEvent, Kind, Role
 from drivers.display.oled import Display
 from engine.events import Play
 from scoreboard.controller import BoardRead, Committed, Tick
-from scoreboard.journal import COMMAND_KIND, Journal, JournalWriteError
-from scoreboard.records_codec import decode_meta
+from scoreboard.journal import Journal, JournalWriteError, WriteFailure
+from scoreboard.journal_format import COMMAND_KIND
+from scoreboard.journal_format import decode_meta
 from scoreboard.screens.models import ErrorKind, ErrorScreen, PausedScreen
-from scoreboard.service import SCRIPT_KIND, Service
+from scoreboard.scripted import SCRIPT_KIND, ScriptedJournal
+from scoreboard.service import Service
 
 
 class Clock:
@@ -56,7 +58,7 @@ def test_records_are_journaled_before_the_screen_and_a_restart_resumes(tmp_path:
     r.deal({0: "HAUSTEN", 1: "ABENDRO"})
     r.lay(0, "H8:H H9:A H10:U H11:S")
     r.done(1)
-    assert service.state is not None and service.state.commands == r.state.commands
+    assert service.state is not None and service.state.game == r.state.game
     journal = service.journal
     info = journal.unfinished()
     assert info is not None and decode_meta(info.meta).players == ("Anna", "Ben")
@@ -70,13 +72,14 @@ def test_records_are_journaled_before_the_screen_and_a_restart_resumes(tmp_path:
                     language="de", clock=clock)
     again.start("de", 2)
     assert again.game_id == info.id and again.state is not None
-    assert again.state.commands == r.state.commands and isinstance(again.state.shown, PausedScreen)
-    game = again.table.game(again.state)
+    assert again.state.game is not None and again.state.game.log == r.game.log
+    assert isinstance(again.state.shown.table, PausedScreen)
+    game = again.state.game
     assert game is not None and game.scores() == [10, 0] and game.window_open
     again.handle(ButtonEvent(2, Role.CHALLENGE, Kind.PRESS, clock.now))  # resumes only
     again.handle(ButtonEvent(2, Role.CHALLENGE, Kind.PRESS, clock.now + 0.5))
     again.handle(Tick(clock.now + 1.0))  # the ruling waits a moment for an earlier press
-    assert again.table.game(again.state).scores() == [10, -5]  # type: ignore[union-attr]
+    assert again.state.game is not None and again.state.game.scores() == [10, -5]
     again.close()
 
 
@@ -93,20 +96,20 @@ def test_a_full_disk_refuses_the_step_and_says_why(tmp_path: Path, monkeypatch: 
     assert before is not None
 
     def full(*args: object, **kw: object) -> None:
-        raise JournalWriteError(f"could not save the game record: disk full ({tmp_path})")
+        raise JournalWriteError(f"could not save the game record: disk full ({tmp_path})", WriteFailure.DISK_FULL)
 
     monkeypatch.setattr(service.journal, "append_many", full)
     r.done(1)  # the rig's own table takes the play; the service must not
     assert service.state is not None
-    assert not any(isinstance(c, Play) for c in service.state.commands)
-    assert service.state.shown == ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full")
+    assert service.state.game is not None and not any(isinstance(c, Play) for c in service.state.game.log)
+    assert service.state.shown.table == ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full")
     monkeypatch.undo()
     # space again: the next Done goes through
     clock.now += 5
     service.handle(Tick(clock.now))
     service.handle(ButtonEvent(1, Role.DONE, Kind.PRESS, clock.now))
     service.handle(BoardRead(r.snapshot(), True, clock.now + 0.4))
-    assert any(isinstance(c, Play) for c in service.state.commands)
+    assert any(isinstance(c, Play) for c in service.state.game.log)
     service.close()
 
 
@@ -116,20 +119,22 @@ def test_link_events_become_away_and_back(tmp_path: Path) -> None:
     service = service_for(r, tmp_path, clock)
     service.start("de", 2)
     service.board_event(BoardDisconnected("cable pulled", 1.0))
-    assert service.state is not None and service.state.shown == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
+    assert service.state is not None and service.state.shown.table == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
     hello = Hello(protocol=(1, 0), firmware=(1, 0, 0), rows=15, cols=15, racks=2, slots=7, readers=4, board_id=b"\x01")
     service.board_event(BoardConnected(hello, 2.0))
-    assert service.state.away_since is None
+    assert not service.state.away
     service.close()
 
 
 def test_script_lines_are_journaled_with_the_records(tmp_path: Path) -> None:
+    """The scripted path wraps the journal; the service knows nothing of scripts."""
     clock = Clock()
     r = rig("de", 2, words=("HAUS",))
-    service = service_for(r, tmp_path, clock)
+    journal = ScriptedJournal(Journal.open(tmp_path))
+    service = Service(r.table, journal, [Display(dummy(width=128, height=64, mode="1"))], language="de", clock=clock)
     service.start("de", 2)
     mirror_into(r, service, clock)
-    service.script_line = 7
+    journal.line = 7
     r.draw_first("AE")
     r.deal({0: "HAUSTEN", 1: "ABENDRO"})
     info = service.journal.unfinished()

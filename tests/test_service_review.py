@@ -13,8 +13,8 @@ from luma.core.device import dummy
 from tablehelpers import Rig, rig
 
 from drivers.display.oled import Display
-from scoreboard.controller.state import Phase
-from scoreboard.journal import Journal, JournalWriteError
+from scoreboard.controller import Over
+from scoreboard.journal import WriteFailure, Journal, JournalWriteError
 from scoreboard.screens.models import ErrorKind, ErrorScreen, MenuItem
 from scoreboard.service import Service
 
@@ -79,7 +79,7 @@ def test_a_new_game_after_the_tally_keeps_the_finished_games_result(folder: Path
     r = rig("de", 2, words=("HAUS",))
     service = wired(r, state, clock)
     one_play_then_end(r)
-    assert service.state is not None and service.state.phase is Phase.OVER
+    assert service.state is not None and isinstance(service.state.phase, Over)
     first = service.game_id
     assert first is not None
     result = service.journal.game(first).result
@@ -121,7 +121,7 @@ def test_a_crash_between_the_last_move_and_finish_still_records_the_result(folde
     clock.now += 50
     again = Service(r.table, Journal.open(state), [_display()], language="de", clock=clock)
     again.start("de", 2)
-    assert again.state is not None and again.state.phase is Phase.OVER  # the game is over ...
+    assert again.state is not None and isinstance(again.state.phase, Over)  # the game is over ...
     info = again.journal.game(game_id)
     again.close()
     assert info.finished is not None and info.result is not None, "... but the journal never says so"
@@ -137,7 +137,7 @@ def test_a_full_disk_when_the_result_is_written_does_not_stop_the_service(folder
     service = wired(r, state, clock)
 
     def full(*args: object, **kw: object) -> None:
-        raise JournalWriteError(f"could not save the game record: disk full ({state})")
+        raise JournalWriteError(f"could not save the game record: disk full ({state})", WriteFailure.DISK_FULL)
 
     service.journal.finish = full  # type: ignore[method-assign]
     try:
@@ -147,7 +147,7 @@ def test_a_full_disk_when_the_result_is_written_does_not_stop_the_service(folder
     finally:
         service.journal.close()
     assert service.state is not None
-    assert service.state.shown == ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full")
+    assert service.state.shown.table == ErrorScreen(ErrorKind.JOURNAL_FAILED, "disk full")
 
 
 # --- a scripted run resumed on the virtual clock ------------------------------------------------
@@ -162,18 +162,18 @@ def _script_lines() -> list[str]:
 
 
 def _run(state: Path, out: Path, link: Path, script: Path) -> int:
-    import argparse
-
-    from scoreboard import run_cli
     from scoreboard.config import load_config
+    from scoreboard.hardware import Simulation, build_hardware
+    from scoreboard.run_cli import run
+    from scoreboard.table_script import parse
 
     config = load_config(None, [
         "game.rules=de", 'game.players=["Anna", "Ben"]', "ui.language=de", "game.clock=25",
         f"paths.state_dir={state}",
     ])
-    args = argparse.Namespace(simulate=True, link=str(link), script=str(script), virtual_clock=True,
-                              window=False, out=str(out))
-    return run_cli.run(config, state, args)
+    with build_hardware(config, state, Simulation(out, link, virtual_clock=True)) as hardware:
+        run(config, state, hardware, parse(script.read_text(encoding="utf-8")))
+    return 0
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +215,7 @@ def resumed_run() -> Iterator[Path]:
 
 def _journal(state: Path) -> list[tuple[float, object]]:
     from engine.rules import RuleProfile
-    from scoreboard.records_codec import decode_entry, decode_meta
+    from scoreboard.journal_format import decode_entry, decode_meta
 
     with Journal.open(state) as journal:
         (info,) = journal.games()

@@ -98,6 +98,19 @@ class Loc:
             return self.square.name()
         return f"rack {self.rack + 1} slot {self.rack_slot + 1}"
 
+    @classmethod
+    def from_name(cls, name: str) -> Loc:
+        """The location :meth:`name` gives: ``'H8'`` or ``'rack 2 slot 5'``."""
+        words = name.split()
+        try:
+            if len(words) == 4 and words[0] == "rack" and words[2] == "slot":
+                return cls.slot(int(words[1]) - 1, int(words[3]) - 1)
+            return cls.cell(name)
+        except (ScoreboardError, ValueError):
+            raise ProtocolError(
+                f"not a location: {name!r} (a square A1-O15, or 'rack R slot S' with racks 1-4, slots 1-9)"
+            ) from None
+
     def valid(self) -> bool:
         """True when the location exists on a 15x15 board with 4 racks of 9 slots."""
         if self.area is Area.BOARD:

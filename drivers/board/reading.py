@@ -1,7 +1,8 @@
-"""Plain words for what is wrong with a board reading: unknown tiles, duplicates, reader faults.
+"""What is wrong with a board reading: unknown tiles, tiles read twice, reader faults.
 
-Pure functions; the controller shows their lines to the players. A tile the registry does
-not know is named by where it lies, never guessed.
+Pure functions. The turn controller names the places on the display (:func:`cells_text`,
+:func:`unknown_locs`); the service logs the sentences (``describe_*``). A tile the registry
+does not know is named by where it lies, never guessed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,21 @@ from .snapshot import BoardSnapshot
 def place(loc: Loc) -> str:
     """``at H8`` for a cell, ``on rack 1 slot 3`` for a rack slot (1-based)."""
     return f"at {loc.name()}" if loc.area is Area.BOARD else f"on {loc.name()}"
+
+
+def unknown_locs(tags: Mapping[Loc, bytes], known: Callable[[bytes], bool]) -> tuple[Loc, ...]:
+    """The locations of ``tags`` holding a UID that ``known`` rejects, in order."""
+    return tuple(sorted(loc for loc, uid in tags.items() if not known(uid)))
+
+
+def cells_text(locs: Iterable[Loc]) -> str:
+    """Locations for one display line: ``H8 H9``, ``A11-O11`` (more than three cells), ``rack 2``."""
+    locs = tuple(locs)
+    squares = sorted(loc.square for loc in locs if loc.area is Area.BOARD)
+    racks = sorted({loc.rack for loc in locs if loc.area is Area.RACK})
+    names = [sq.name() for sq in squares]
+    parts = [" ".join(names) if len(names) <= 3 else f"{names[0]}-{names[-1]}"] if names else []
+    return " ".join(parts + [f"rack {rack + 1}" for rack in racks])
 
 
 def _join(words: list[str]) -> str:

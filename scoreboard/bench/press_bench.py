@@ -49,7 +49,8 @@ from scoreboard.controller import (
     Context,
     Effect,
     Input,
-    Phase,
+    FirstDraw,
+    Playing,
     Settings,
     Show,
     Started,
@@ -58,7 +59,7 @@ from scoreboard.controller import (
     Tick,
 )
 from scoreboard.journal import Journal
-from scoreboard.records_codec import encode_meta, encode_record
+from scoreboard.journal_format import encode_meta, encode_record
 from scoreboard.screens.models import LastPlayScreen
 from scoreboard.screens.render import render
 
@@ -171,13 +172,13 @@ class Driver:
     # --- the service's part ----------------------------------------------------------
 
     def carry_out(self, effects: Sequence[Effect]) -> Show | None:
-        """Journal the records (when there is a journal); the screen to show, if any."""
+        """Journal the records (when there is a journal); the shared display's screen, if any."""
         shown: Show | None = None
         for effect in effects:
             if isinstance(effect, Append):
                 if self.journal is not None:
                     self.append(effect)
-            elif isinstance(effect, Show):
+            elif isinstance(effect, Show) and effect.seats is None:
                 shown = effect
         return shown
 
@@ -240,19 +241,17 @@ class Driver:
         for seat, letter in enumerate("AB"):
             self.take(seat, letter)
         self.read()
-        self.expect(Phase.RETURN_FIRST)
-        assert self.state.first == 0
+        phase = self.state.phase
+        if not isinstance(phase, FirstDraw) or phase.draw.first != 0:
+            raise BenchError(f"the draw for the first player did not choose seat 1: {phase}")
         for rack in self.racks:
             self.bag.extend(rack.values())
             rack.clear()
         self.read()
-        self.expect(Phase.PLAYING)
+        if not isinstance(self.state.phase, Playing):
+            raise BenchError(f"the game did not start: {self.state.phase}, {self.state.shown}")
         for seat in range(SEATS):
             self.refill(seat)
-
-    def expect(self, phase: Phase) -> None:
-        if self.state.phase is not phase:
-            raise BenchError(f"the table is in {self.state.phase}, not {phase}: {self.state.shown}")
 
     def lay(self, seat: int, play: tuple[tuple[Square, str], ...]) -> None:
         rack = self.racks[seat]
@@ -289,8 +288,9 @@ class Driver:
         # the window closes by the clock, the player refills the rack
         self.now += self.settings.window_s + 1.0
         self.feed(Tick(self.now))
-        if self.state.commands[-1] != CloseWindow():
-            raise BenchError(f"play {index}: the tick did not close the window: {self.state.commands[-1]}")
+        game = self.state.game
+        if game is None or game.log[-1] != CloseWindow():
+            raise BenchError(f"play {index}: the tick did not close the window: {game and game.log[-1]}")
         self.refill(seat)
         return t1 - t0
 

@@ -27,9 +27,15 @@ class Append:
 
 @dataclass(frozen=True)
 class Show:
-    """Put ``screen`` on the display."""
+    """Put ``screen`` on the panels of ``seats`` (0-based), or with ``seats`` None on the
+    table's one shared display.
+
+    Every step whose frames changed says so for both kinds of table: a table with one
+    display takes the shared frame, a table with a panel per seat takes the seats' frames.
+    """
 
     screen: Screen
+    seats: frozenset[int] | None = None
 
 
 @dataclass(frozen=True)

@@ -50,12 +50,12 @@ class BoardBack:
 class ReaderState:
     """Board reader ``reader`` stopped answering (``working`` False) or works again.
 
-    ``locs``: the cells and rack slots it reads (names: ``H8``, ``rack 1 slot 3``).
+    ``locs``: the cells and rack slots it reads.
     """
 
     reader: int
     working: bool
-    locs: tuple[str, ...]
+    locs: tuple[Loc, ...]
     at: float
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from engine.board import Square
 from engine.events import Command
 
 __all__ = ["ClockState", "Committed", "Record", "Started"]
@@ -32,12 +33,12 @@ class Started:
 class Committed:
     """An engine command the table agreed on, with the tags it moved.
 
-    ``laid``: (square name, UID) of a play's new tiles; ``drawn``: UIDs that came onto
-    the rack (a draw or an exchange); ``returned``: UIDs an exchange put into the bag.
+    ``laid``: (square, UID) of a play's new tiles; ``drawn``: UIDs that came onto the rack
+    (a draw or an exchange); ``returned``: UIDs an exchange put into the bag.
     """
 
     command: Command
-    laid: tuple[tuple[str, bytes], ...] = ()
+    laid: tuple[tuple[Square, bytes], ...] = ()
     drawn: tuple[bytes, ...] = ()
     returned: tuple[bytes, ...] = ()
 

@@ -1,62 +1,148 @@
-"""The turn controller's state: plain values, replaced (never changed) by each step.
+"""The turn controller's state: frozen values, replaced (never changed) by each step.
 
-Containers are tuples, frozensets and dicts that no step mutates; a step works on a
-shallow copy (:meth:`TableState.copy`) and assigns new values to its fields.
+A table is in one :data:`Phase` (the lobby, the draw for the first player, playing, over)
+and one :data:`Mode` at a time (idle, reading the board after a Done, confirming a pass or
+an exchange, naming a blank, the menu, adjusting a score, asking a second seat). The engine
+:class:`~engine.game.Game` of a game in play belongs to its state: a step that changes the
+game works on a copy (:func:`scoreboard.controller.commit.commit`), so no state ever sees
+a game change under it. What the board shows, the physical tiles, time standing still and
+a message on the display are fields of their own beside the phase and the mode.
 """
 
 from __future__ import annotations
 
-import copy
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
+from drivers.board.protocol import Loc
 from drivers.board.snapshot import BoardSnapshot
 from engine.board import Square
-from engine.events import Command
+from engine.clock import GameClock, MoveTimer
+from engine.first_player import FirstPlayerDraw
+from engine.game import Game
 from scoreboard.screens.models import ConfirmKind, Screen
 
 __all__ = [
     "Adjusting",
+    "Asking",
     "BlankPick",
-    "Clock",
+    "Clocks",
     "Confirming",
+    "FirstDraw",
+    "Halt",
+    "Idle",
     "LastPlay",
+    "Lobby",
     "Menu",
+    "Mode",
+    "Notice",
+    "Over",
     "Phase",
+    "Playing",
     "Reading",
-    "Request",
+    "Reads",
     "SettledRun",
+    "Shown",
     "TableState",
+    "Tiles",
+    "Waiting",
     "Window",
 ]
 
-
-class Phase(enum.Enum):
-    """Where the table is."""
-
-    DRAW_FIRST = "draw-first"  # each seat puts one tile on its rack
-    RETURN_FIRST = "return-first"  # those tiles go back into the bag before the deal
-    PLAYING = "playing"
-    OVER = "over"
+# --- phases -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class SettledRun:
-    """Settled reads in a row showing the same board, the last of them at ``last``."""
-
-    last: float
-    snapshot: BoardSnapshot
+class Lobby:
+    """A new game waits for the tiles of the last one to come off the board."""
 
 
 @dataclass(frozen=True)
-class Reading:
-    """A Done of ``seat`` (0-based) pressed at ``pressed``, waiting for a settled read."""
+class FirstDraw:
+    """The draw for the first player: each contender puts one tile on the rack; once
+    ``draw.first`` is known those tiles go back into the bag before the deal.
+
+    ``letters``: this round's letter per seat as read (``""`` not yet); ``stale``: tags
+    drawn in an earlier, tied round (a tied seat draws another tile).
+    """
+
+    draw: FirstPlayerDraw
+    letters: tuple[str, ...]
+    stale: frozenset[bytes] = frozenset()
+
+
+@dataclass(frozen=True)
+class Window:
+    """The challenge window of ``player``'s pending play: closes at ``deadline`` (moved on
+    while time stands still); ``agreed``: seats that pressed Done after a going-out play."""
+
+    player: int
+    deadline: float
+    total: float
+    going_out: bool = False
+    agreed: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class Clocks:
+    """Thinking time: the game clock, the move timer, and when the clock was last journaled."""
+
+    game: GameClock
+    move: MoveTimer = MoveTimer()
+    saved: float = 0.0
+
+
+@dataclass(frozen=True)
+class Playing:
+    """A game in play. ``challenges``: (press time, seat) waiting for the ruling, due at
+    ``challenge_due``; ``last_play_until``: the last play's words stay on the display."""
+
+    game: Game
+    window: Window | None = None
+    clocks: Clocks | None = None
+    challenges: tuple[tuple[float, int], ...] = ()
+    challenge_due: float = 0.0
+    last_play_until: float = 0.0
+
+
+@dataclass(frozen=True)
+class Over:
+    """The game ended (corrections may still change its tally)."""
+
+    game: Game
+    clocks: Clocks | None = None
+
+
+Phase: TypeAlias = Lobby | FirstDraw | Playing | Over
+"""Where the table is."""
+
+# --- modes --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Idle:
+    """Nothing asked of anyone."""
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A Done of ``seat`` pressed at ``pressed``, waiting for a settled read until ``deadline``.
+
+    ``long``: a long press (a pass or exchange needs no further confirmation).
+    """
 
     seat: int
     pressed: float
     deadline: float
-    long: bool = False  # a long press: a pass or exchange needs no further confirmation
+    long: bool = False
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Done presses waiting for a settled board read, in the order pressed."""
+
+    dones: tuple[Waiting, ...]
 
 
 @dataclass(frozen=True)
@@ -72,25 +158,25 @@ class Confirming:
 
 @dataclass(frozen=True)
 class BlankPick:
-    """``seat`` names the blanks of a play: ``options`` are the fitting placements' letters."""
+    """``seat`` names the blanks of a play: ``candidates`` for the next one, ``selected`` shown."""
 
     seat: int
     laid: tuple[tuple[Square, bytes], ...]
-    chosen: tuple[str, ...]  # letters named so far, blanks in reading order
-    candidates: tuple[str, ...]
+    chosen: tuple[str, ...] = ()  # letters named so far, blanks in reading order
+    candidates: tuple[str, ...] = ()
     selected: int = 0
 
 
 @dataclass(frozen=True)
 class Menu:
-    """The menu is open on ``items[selected]``."""
+    """The menu is open on its item ``selected``."""
 
     selected: int = 0
 
 
 @dataclass(frozen=True)
 class Adjusting:
-    """``by`` is setting a correction of ``player``'s score by ``points``."""
+    """``by`` sets a correction of ``player``'s score by ``points``."""
 
     by: int
     player: int = 0
@@ -98,8 +184,8 @@ class Adjusting:
 
 
 @dataclass(frozen=True)
-class Request:
-    """``by`` asked for a correction that a second seat must confirm (by a long press)."""
+class Asking:
+    """``by`` asked for a correction that a second seat confirms (a long press) until ``until``."""
 
     kind: ConfirmKind
     by: int
@@ -108,15 +194,10 @@ class Request:
     points: int = 0
 
 
-@dataclass(frozen=True)
-class Window:
-    """The challenge window of the pending play: closes at ``deadline`` (paused: moved on)."""
+Mode: TypeAlias = Idle | Reading | Confirming | BlankPick | Menu | Adjusting | Asking
+"""What the table waits for from the players."""
 
-    player: int
-    deadline: float
-    total: float
-    going_out: bool = False
-    agreed: frozenset[int] = frozenset()  # seats that pressed Done after a going-out play
+# --- the rest of the table ----------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -129,78 +210,112 @@ class LastPlay:
 
 
 @dataclass(frozen=True)
-class Clock:
-    """Thinking time: seconds each player used, who runs since when (None: stopped)."""
+class Tiles:
+    """The physical tiles by tag: the committed board and racks, and what must be put right.
 
-    used: tuple[float, ...]
-    running: int | None = None
-    since: float = 0.0
-    owner: int | None = None  # whose move the move timer times
-    move_started: float = 0.0
-    warned: bool = False  # the move limit was shown for this move
-    saved: float = 0.0  # when the used times were last journaled
+    ``to_remove``: squares to clear (a withdrawn play, a restored board, a new game);
+    ``to_place``: squares whose committed tile must go back (an overridden ruling, a
+    restored board); ``to_return``: tags that must go back into the bag; ``check_board``:
+    the first settled read after a restart is compared with the committed board.
+    """
+
+    board: Mapping[Square, bytes] = field(default_factory=dict)
+    racks: tuple[frozenset[bytes], ...] = ()
+    last_play: LastPlay | None = None
+    to_remove: frozenset[Square] = frozenset()
+    to_place: frozenset[Square] = frozenset()
+    to_return: frozenset[bytes] = frozenset()
+    check_board: bool = False
+
+    @property
+    def to_fix(self) -> bool:
+        """True while the board must be put right before a Done is judged."""
+        return bool(self.to_remove or self.to_return or self.to_place)
 
 
-@dataclass
+@dataclass(frozen=True)
+class SettledRun:
+    """Settled reads in a row showing the same board, the last of them at ``last``."""
+
+    last: float
+    snapshot: BoardSnapshot
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What the board shows: the stable snapshot, whether it is settled, recent settled runs,
+    tags read in two places, and the readers that do not answer (with what they read)."""
+
+    observed: BoardSnapshot = field(default_factory=BoardSnapshot)
+    settled: bool = False
+    runs: tuple[SettledRun, ...] = ()
+    duplicates: tuple[tuple[bytes, tuple[Loc, ...]], ...] = ()
+    dead: tuple[tuple[int, tuple[Loc, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class Halt:
+    """Time stands still since ``since``: ``paused`` (any button resumes) and/or the board
+    link is down (``away``: why)."""
+
+    since: float
+    paused: bool = False
+    away: str | None = None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A message on the display until ``until``: on ``seat``'s panel only, or on every one."""
+
+    screen: Screen
+    until: float
+    seat: int | None = None
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The frames on the displays: the shared panel's and each seat's."""
+
+    table: Screen | None = None
+    seats: tuple[Screen | None, ...] = ()
+
+
+@dataclass(frozen=True)
 class TableState:
-    """Everything the controller knows; see the module doc for how it changes."""
+    """Everything the controller knows (see the module doc).
+
+    ``profile_name``, ``seats`` and ``names``: the game in play or about to be drawn for;
+    ``next_profile`` and ``next_seats``: what the menu set for the next game;
+    ``accepted``/``rejected``: house words from overridden rulings this session.
+    """
 
     phase: Phase
     profile_name: str
     seats: int
     names: tuple[str, ...]
-    # the game (Phase.PLAYING / OVER): its start and the engine commands, as journaled
-    rules: str = ""
-    first: int = 0
-    commands: tuple[Command, ...] = ()
-    # physical tiles: the committed board and racks, by tag
-    board: Mapping[Square, bytes] = field(default_factory=dict)
-    racks: tuple[frozenset[bytes], ...] = ()
-    last_play: LastPlay | None = None
-    to_remove: frozenset[Square] = frozenset()  # squares that must be cleared
-    to_place: frozenset[Square] = frozenset()  # squares whose committed tile must go back
-    check_board: bool = False  # restored: the first settled read is compared with the board
-    to_return: frozenset[bytes] = frozenset()  # tags that must go back into the bag
-    # what the board shows
-    observed: BoardSnapshot = field(default_factory=BoardSnapshot)
-    runs: tuple[SettledRun, ...] = ()
-    settled: bool = False
-    duplicates: tuple[tuple[bytes, tuple[str, ...]], ...] = ()
-    dead_readers: tuple[tuple[int, tuple[str, ...]], ...] = ()  # (reader, what it reads)
-    # the draw for the first player
-    contenders: tuple[int, ...] = ()
-    stale: frozenset[bytes] = frozenset()  # tags drawn in an earlier, tied round
-    draws: tuple[str, ...] = ()  # letters per seat of the current round ("" not yet)
-    rounds: tuple[str, ...] = ()
-    # what the players are doing
-    readings: tuple[Reading, ...] = ()  # Done presses waiting for a settled read, in order
-    challenges: tuple[tuple[float, int], ...] = ()  # (press time, seat) waiting for the ruling
-    challenge_due: float = 0.0  # when the first-pressed of them is ruled on
-    confirming: Confirming | None = None
-    picking: BlankPick | None = None
-    menu: Menu | None = None
-    adjusting: Adjusting | None = None
-    request: Request | None = None
-    window: Window | None = None
-    clock: Clock | None = None
-    paused_at: float | None = None  # the Pause button
-    away_since: float | None = None  # the board link is down
-    stopped_since: float | None = None  # time stands still since (pause or board away)
-    notice: Screen | None = None  # a message shown until notice_until
-    notice_until: float = 0.0
-    last_play_until: float = 0.0
-    next_seats: int = 0  # the menu's player count for the next game
-    next_profile: str = ""
-    accepted: frozenset[str] = frozenset()  # house words from overrides this session
+    next_profile: str
+    next_seats: int
+    mode: Mode = Idle()
+    tiles: Tiles = Tiles()
+    reads: Reads = Reads()
+    halt: Halt | None = None
+    notice: Notice | None = None
+    accepted: frozenset[str] = frozenset()
     rejected: frozenset[str] = frozenset()
-    shown: Screen | None = None
+    shown: Shown = Shown()
     now: float = 0.0
 
-    def copy(self) -> TableState:
-        """A shallow copy to build the next state in."""
-        return copy.copy(self)
+    @property
+    def game(self) -> Game | None:
+        """The engine game in play or over (None before the deal); do not change it."""
+        return self.phase.game if isinstance(self.phase, (Playing, Over)) else None
 
     @property
-    def stopped(self) -> bool:
-        """True while time stands still: paused, or the board is away."""
-        return self.paused_at is not None or self.away_since is not None
+    def paused(self) -> bool:
+        """True while the Pause button holds time."""
+        return self.halt is not None and self.halt.paused
+
+    @property
+    def away(self) -> bool:
+        """True while the board link is down."""
+        return self.halt is not None and self.halt.away is not None

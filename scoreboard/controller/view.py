@@ -1,10 +1,19 @@
-"""What the display shows: a pure function of the controller's state and its game."""
+"""What the displays show: a pure function of the controller's state, decided here alone.
+
+A table with one display shows the most pressing screen (:func:`frames`' ``table``). A table
+with a panel per seat shows a seat's own screens only on that seat's panel (its question,
+its blank, its score correction, what it has not seen, its "not your turn"), the same
+shared screen on the others, and "your turn" on the panel of the player to move.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import assert_never
+
 from engine.events import PlayMade
 from engine.game import Game
-from engine.tiles import BLANK
 from scoreboard.screens.models import (
     AdjustScreen,
     BlankPickerScreen,
@@ -26,104 +35,168 @@ from scoreboard.screens.models import (
     WordLine,
 )
 
-from .lookup import TileLookup
-from .state import Phase, TableState
+from .context import Context
+from .judging import blank_squares
+from .state import (
+    Adjusting,
+    Asking,
+    BlankPick,
+    Confirming,
+    FirstDraw,
+    Idle,
+    Lobby,
+    Menu,
+    Over,
+    Playing,
+    Reading,
+    TableState,
+)
 
-__all__ = ["MENU_ITEMS", "last_play_screen", "scores_screen", "screen_of"]
+__all__ = ["Frames", "frames", "last_play_screen", "scores_screen"]
 
 MENU_ITEMS: tuple[MenuItem, ...] = tuple(MenuItem)
 
 
-def _name(s: TableState, seat: int) -> str:
-    return s.names[seat]
+@dataclass(frozen=True)
+class Frames:
+    """The shared display's screen and each seat's."""
+
+    table: Screen
+    seats: tuple[Screen, ...]
 
 
-def screen_of(s: TableState, g: Game | None, tiles: TileLookup | None) -> Screen:
-    """What the display shows for state ``s`` (its game ``g``, its tile registry ``tiles``)."""
-    now = s.now
-    if s.away_since is not None:
-        return ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
-    if s.paused_at is not None:
-        return PausedScreen(_name(s, g.turn) if g is not None and not g.over else "")
-    if s.menu is not None:
-        item = MENU_ITEMS[s.menu.selected]
-        value = {MenuItem.PLAYERS: str(s.next_seats), MenuItem.PROFILE: s.next_profile}.get(item, "")
-        return MenuScreen(MENU_ITEMS, s.menu.selected, value)
-    if s.request is not None:
-        r = s.request
-        return ConfirmScreen(r.kind, player=_name(s, r.player), points=r.points, by=_name(s, r.by))
-    if s.adjusting is not None and g is not None:
-        a = s.adjusting
-        return AdjustScreen(_name(s, a.player), a.points, g.score(a.player))
-    if s.picking is not None:
-        p = s.picking
-        blanks = [
-            sq
-            for sq, uid in sorted(p.laid)
-            if tiles is not None and (t := tiles.tile_of(uid)) is not None and t.letter == BLANK
-        ]
-        square = blanks[len(p.chosen)].name() if len(p.chosen) < len(blanks) else ""
-        return BlankPickerScreen(square, p.candidates, p.selected)
-    if s.confirming is not None:
-        c = s.confirming
-        return ConfirmScreen(c.kind, count=len(c.returned), player=_name(s, c.seat))
-    if s.readings:
-        return ReadingScreen(_name(s, s.readings[0].seat))
-    if s.notice is not None and now < s.notice_until:
-        return s.notice
-    if s.to_remove:
-        return ErrorScreen(ErrorKind.REMOVE_TILES, " ".join(sq.name() for sq in sorted(s.to_remove)))
-    if s.to_place:  # an overridden ruling: the play stands, its tiles go back on the board
-        return ErrorScreen(ErrorKind.TILE_MOVED, " ".join(sq.name() for sq in sorted(s.to_place)))
-    if s.phase is Phase.DRAW_FIRST:
-        return DrawForFirstScreen(s.names, s.draws, None, s.contenders if len(s.rounds) else ())
-    if s.phase is Phase.RETURN_FIRST:
-        return DrawForFirstScreen(s.names, s.draws, s.first)
-    if g is None:
+def frames(ctx: Context, s: TableState) -> Frames:
+    """The screens of state ``s``: for a shared display and for each seat's panel."""
+    layers = list(_layers(ctx, s))  # (screen, the seat it is for or None), most pressing first
+    table = layers[0][0] if layers else _base(s, None)
+    seats = []
+    for seat in range(s.seats):
+        mine = next((screen for screen, owner in layers if owner is None or owner == seat), None)
+        seats.append(mine if mine is not None else _base(s, seat))
+    return Frames(table, tuple(seats))
+
+
+def _layers(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int | None]]:
+    """The screens of ``s`` in the order they cover each other, each for one seat or all;
+    an all-seat screen ends them (the scores below are :func:`_base`'s)."""
+    game, names = s.game, s.names
+    if s.away:
+        yield ErrorScreen(ErrorKind.BOARD_DISCONNECTED), None
+        return
+    if s.paused:
+        yield PausedScreen(names[game.turn] if game is not None and not game.over else ""), None
+        return
+    match s.mode:
+        case Menu(selected=selected):
+            item = MENU_ITEMS[selected]
+            value = {MenuItem.PLAYERS: str(s.next_seats), MenuItem.PROFILE: s.next_profile}.get(item, "")
+            yield MenuScreen(MENU_ITEMS, selected, value), None
+            return
+        case Asking(kind=kind, by=by, player=player, points=points):
+            yield ConfirmScreen(kind, player=names[player], points=points, by=names[by]), None
+            return
+        case Adjusting(by=by, player=player, points=points):
+            if game is not None:
+                yield AdjustScreen(names[player], points, game.score(player)), by
+        case BlankPick(seat=seat) as p:
+            yield _blank_picker(ctx, s, p), seat
+        case Confirming(kind=kind, seat=seat, returned=returned):
+            yield ConfirmScreen(kind, count=len(returned), player=names[seat]), seat
+        case Reading(dones=dones):
+            yield ReadingScreen(names[dones[0].seat]), None
+            return
+        case Idle():
+            pass
+        case _:
+            assert_never(s.mode)
+    notice = s.notice
+    if notice is not None and s.now < notice.until:
+        yield notice.screen, notice.seat
+        if notice.seat is None:
+            return
+    yield from _board_and_game(ctx, s)
+
+
+def _board_and_game(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int | None]]:
+    """What the board and the game show when nobody is asked anything."""
+    tiles, now = s.tiles, s.now
+    if tiles.to_remove:
+        yield ErrorScreen(ErrorKind.REMOVE_TILES, " ".join(sq.name() for sq in sorted(tiles.to_remove))), None
+        return
+    if tiles.to_place:  # an overridden ruling or a restored board: the committed tiles go back
+        yield ErrorScreen(ErrorKind.TILE_MOVED, " ".join(sq.name() for sq in sorted(tiles.to_place))), None
+        return
+    phase = s.phase
+    match phase:
+        case Lobby():
+            return  # (the board is clear: the draw begins with the next read)
+        case FirstDraw(draw=draw, letters=letters):
+            redraw = draw.contenders if draw.rounds and draw.first is None else ()
+            yield DrawForFirstScreen(s.names, letters, draw.first, redraw), None
+            return
+        case Playing() | Over():
+            pass
+        case _:
+            assert_never(phase)
+    game = phase.game
+    if tiles.to_return:
+        lookup = ctx.tiles(game.tile_set)
+        back = "".join(sorted(t.rack_letter for uid in tiles.to_return if (t := lookup.tile_of(uid)) is not None))
+        yield ErrorScreen(ErrorKind.PUT_BACK_TILES, back), None
+        return
+    if isinstance(phase, Over):
+        tally = game.tally()
+        rows = tuple(TallyLine(r.name, r.score, r.rack_adjustment, r.final) for r in tally.rows)
+        yield TallyScreen(rows, tally.winners), None
+        return
+    if now < phase.last_play_until and (play := last_play_screen(game)) is not None:
+        yield play, None
+        return
+    w = phase.window
+    if w is not None:
+        left = max(0, int(w.deadline - now + 0.999))
+        yield ChallengeWindowScreen(left, int(w.total), s.names[w.player]), None
+
+
+def _base(s: TableState, seat: int | None) -> Screen:
+    """The scores, "your turn" on the panel of the player to move."""
+    game = s.game
+    if game is None:
         return ScoresScreen((), 0)
-    if s.to_return and tiles is not None:
-        letters = "".join(sorted(t.rack_letter for uid in s.to_return if (t := tiles.tile_of(uid)) is not None))
-        return ErrorScreen(ErrorKind.PUT_BACK_TILES, letters)
-    if s.phase is Phase.OVER:
-        tally = g.tally()
-        return TallyScreen(
-            tuple(TallyLine(r.name, r.score, r.rack_adjustment, r.final) for r in tally.rows),
-            tally.winners,
-        )
-    if now < s.last_play_until and (play := last_play_screen(g)) is not None:
-        return play
-    if s.window is not None:
-        left = max(0, int(s.window.deadline - now + 0.999))
-        return ChallengeWindowScreen(left, int(s.window.total), _name(s, s.window.player))
-    return scores_screen(s, g)
+    return scores_screen(s, game, yours=seat is not None and seat == game.turn and not game.over)
 
-def scores_screen(s: TableState, g: Game) -> ScoresScreen:
-    """Every player's score, clock and the bag."""
-    c = s.clock
-    minutes = g.profile.clock_minutes
+
+def _blank_picker(ctx: Context, s: TableState, p: BlankPick) -> BlankPickerScreen:
+    blanks = blank_squares(ctx, s, p)
+    square = blanks[len(p.chosen)].name() if len(p.chosen) < len(blanks) else ""
+    return BlankPickerScreen(square, p.candidates, p.selected)
+
+
+def scores_screen(s: TableState, game: Game, yours: bool = False) -> ScoresScreen:
+    """Every player's score, clock and the bag; ``yours``: on the panel of the player to move."""
+    clocks = s.phase.clocks if isinstance(s.phase, (Playing, Over)) else None
+    minutes = game.profile.clock_minutes
     lines = []
     for p in range(s.seats):
         clock_s = None
-        if c is not None and minutes:
-            used = c.used[p] + (max(0.0, s.now - c.since) if c.running == p else 0.0)
-            clock_s = int(minutes * 60 - used)
-        lines.append(PlayerLine(_name(s, p), g.score(p), clock_s, p == g.turn and not g.over))
-    return ScoresScreen(tuple(lines), len(g.bag))
+        if clocks is not None and minutes:
+            clock_s = int(minutes * 60 - clocks.game.used_by(p, s.now))
+        lines.append(PlayerLine(s.names[p], game.score(p), clock_s, p == game.turn and not game.over))
+    return ScoresScreen(tuple(lines), len(game.bag), yours)
 
 
-def last_play_screen(g: Game) -> LastPlayScreen | None:
+def last_play_screen(game: Game) -> LastPlayScreen | None:
     """The last play's words, blanks in lower case."""
-    play = next((e for e in reversed(g.events) if isinstance(e, PlayMade)), None)
+    play = next((e for e in reversed(game.events) if isinstance(e, PlayMade)), None)
     if play is None:
         return None
     blanks = {p.square for p in play.placement.tiles if p.tile.blank}
     words = []
     for word in play.words:
         text = "".join(
-            ch.lower() if sq in blanks or ((t := g.board[sq]) is not None and t.blank) else ch
+            ch.lower() if sq in blanks or ((t := game.board[sq]) is not None and t.blank) else ch
             for ch, sq in zip(word.text, word.squares)
         )
         words.append(WordLine(text, word.score))
-    return LastPlayScreen(
-        g.players[play.player], tuple(words), play.points, play.bingo, g.profile.bingo_bonus
-    )
+    return LastPlayScreen(game.players[play.player], tuple(words), play.points, play.bingo, game.profile.bingo_bonus)
+

@@ -9,7 +9,7 @@ as played, a lower-case letter standing for a blank (the GCG convention).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from scoreboard.enrollment import IssueKind, Phase
@@ -60,10 +60,15 @@ class PlayerLine:
 
 @dataclass(frozen=True)
 class ScoresScreen:
-    """Every player's score in turn order, whose turn it is, and the tiles in the bag."""
+    """Every player's score in turn order, whose turn it is, and the tiles in the bag.
+
+    ``yours``: on the own panel of the player whose turn it is ("your turn"; left out of
+    the ``repr``, which the shared display's log keeps as it always was).
+    """
 
     players: tuple[PlayerLine, ...]
     bag: int
+    yours: bool = field(default=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -131,8 +136,10 @@ class ErrorKind(enum.Enum):
     DUPLICATE_TILE = "duplicate-tile"  # one tile read in two places; detail: the places
     MOVE_TIME_UP = "move-time-up"  # the time for a move ran out; detail: player name
     JOURNAL_FAILED = "journal-failed"  # game record not saved, move not accepted; detail: why
-    BAD_PLAY = "bad-play"
-    READER_FAULT = "reader-fault"  # a board reader does not answer: its cells cannot be read  # any other invalid play; detail: the engine's reason, wrapped
+    BAD_PLAY = "bad-play"  # any other invalid play; detail: the engine's reason, wrapped
+    READER_FAULT = "reader-fault"  # a board reader does not answer: its cells cannot be read
+    OPENING_TOO_SHORT = "opening-too-short"  # the first play has one tile; detail: its square
+    NOTHING_TO_UNDO = "nothing-to-undo"  # Undo with no play that can still be taken back
 
 
 @dataclass(frozen=True)

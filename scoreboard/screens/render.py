@@ -142,7 +142,14 @@ def _scores(m: ScoresScreen, lang: Lang, c: _Canvas) -> None:
         c.text(y, str(p.score), right=score_right, fill=fill)
     c.draw.line((0, 50, WIDTH - 1, 50), fill=1)
     bag = text("scores.bag", lang, n=m.bag) if m.bag else text("scores.bag_empty", lang)
-    c.text(52, bag, x=1)
+    if m.yours:  # the player's own panel: "your turn" inverted in the corner, the bag beside it
+        turn = text("scores.your_turn", lang)
+        left = WIDTH - c.body.text_width(turn) - 3
+        c.draw.rectangle((left, 51, WIDTH - 1, HEIGHT - 1), fill=1)
+        c.text(52, turn, right=WIDTH - 2, fill=0)
+        c.text(52, bag, x=1, width=left - 2)
+    else:
+        c.text(52, bag, x=1)
 
 
 def _word(c: _Canvas, y: int, word: str, room: int) -> None:

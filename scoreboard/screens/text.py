@@ -23,6 +23,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     # scores
     "scores.bag": {"de": "Beutel: {n}", "fr": "Sac : {n}", "en": "Bag: {n}"},
     "scores.bag_empty": {"de": "Beutel leer", "fr": "Sac vide", "en": "Bag empty"},
+    "scores.your_turn": {"de": "Dein Zug!", "fr": "À vous !", "en": "Your turn!"},
     # last play
     "last.bingo": {"de": "Bingo! +{n}", "fr": "Scrabble ! +{n}", "en": "Bingo! +{n}"},
     "last.more": {"de": "+{n} weitere", "fr": "+{n} autres", "en": "+{n} more"},
@@ -215,6 +216,24 @@ TEXT: dict[str, dict[Lang, str]] = {
                 ErrorKind.BAD_PLAY,
                 {"de": "Ungültiger Zug", "fr": "Coup non valable", "en": "Invalid play"},
                 {"de": "Zug nicht möglich:", "fr": "Coup impossible :", "en": "Play not allowed:"},
+            ),
+            (
+                ErrorKind.OPENING_TOO_SHORT,
+                {"de": "Zu kurz", "fr": "Trop court", "en": "Too short"},
+                {
+                    "de": "Der erste Zug braucht mindestens 2 Steine:",
+                    "fr": "Le premier coup pose au moins 2 lettres :",
+                    "en": "The first play needs 2 tiles or more:",
+                },
+            ),
+            (
+                ErrorKind.NOTHING_TO_UNDO,
+                {"de": "Nichts zurück", "fr": "Rien à annuler", "en": "Nothing to undo"},
+                {
+                    "de": "Kein Zug kann zurückgenommen werden.",
+                    "fr": "Aucun coup ne peut être annulé.",
+                    "en": "No play can be taken back now.",
+                },
             ),
             (
                 ErrorKind.READER_FAULT,

@@ -1,21 +1,28 @@
-"""Lossless JSON form of the engine's commands, as the journal stores them.
+"""The journal's record format: a game's meta data and its entries, to JSON and back.
 
-``encode_command(Draw(0, "AEINRST"))`` is ``{"type": "draw", "player": 0, "tiles": "AEINRST"}``;
-``decode_command(obj, tile_set)`` gives the command back, equal to the original. A play's
-placement is a list of ``{"square": "H8", "letter": "E"}``, a blank written
-``{"square": "H9", "letter": "?", "assigned": "E"}``; tile values come from the tile set.
+One format, read and written here alone: the service journals the turn controller's
+records, a restart resumes from them, and ``scoreboard export`` replays them.
 
-The codec is table-driven: :data:`COMMAND_TYPES` names each command class once (the name is
-the stored form, so a class may be renamed without touching old journals), and each field is
-encoded by its annotated type. A new command whose fields are ``int``, ``bool``, ``str``,
-``str | None``, ``tuple[str, ...]`` or :class:`~engine.placement.Placement` needs one line.
+- A game's meta data is its :class:`Started` record: ``{"rules": "de clock=25", "players":
+  ["Anna", "Ben"], "first": 1, "draws": ["EA"]}`` (an older ``"#rules de"`` is read too).
+- An engine command is an entry of kind ``command``: the command as a JSON object
+  (:func:`encode_command`: ``{"type": "draw", "player": 0, "tiles": "AEINRST"}``; a play's
+  placement is a list of ``{"square": "H8", "letter": "E"}``, a blank written ``{"square":
+  "H9", "letter": "?", "assigned": "E"}``) with, under ``tags``, the tag UIDs it moved
+  (hex): ``{"laid": [["H8", "04…"]], "drawn": [...], "returned": [...]}`` (empty lists left out).
+- A clock state is an entry of kind ``clock``: ``{"used": [seconds, ...]}``.
+
+Entries of other kinds (a newer version's, a scripted run's) are left to their readers.
+The command codec is table-driven: :data:`COMMAND_TYPES` names each command class once
+(the name is the stored form, so a class may be renamed without touching old journals),
+and each field is encoded by its annotated type.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +43,30 @@ from engine.events import (
     UndoLastPlay,
 )
 from engine.placement import Placement
+from engine.rules import RuleProfile
 from engine.tiles import BLANK, TileSet
+from scoreboard.controller.records import ClockState, Committed, Record, Started
+from scoreboard.journal import Entry
+
+__all__ = [
+    "CLOCK_KIND",
+    "COMMAND_KIND",
+    "COMMAND_TYPES",
+    "TYPE_KEY",
+    "CodecError",
+    "decode_command",
+    "decode_entry",
+    "decode_meta",
+    "encode_command",
+    "encode_meta",
+    "encode_record",
+    "read_game",
+    "rules_of",
+]
+
+COMMAND_KIND = "command"
+CLOCK_KIND = "clock"
+TAGS_KEY = "tags"
 
 #: Stored name → command class; one line per command. Never change a stored name.
 COMMAND_TYPES: dict[str, type[Command]] = {
@@ -235,4 +265,128 @@ def decode_command(obj: Mapping[str, Any], tile_set: TileSet) -> Command:
     return spec.cls(**kwargs)
 
 
-__all__ = ["COMMAND_TYPES", "TYPE_KEY", "CodecError", "decode_command", "encode_command"]
+
+
+# --- a game's meta data and entries -------------------------------------------------------
+
+
+def encode_meta(started: Started) -> dict[str, Any]:
+    """A game's journal meta from its Started record."""
+    return {
+        "rules": started.rules,
+        "players": list(started.players),
+        "first": started.first,
+        "draws": list(started.draws),
+    }
+
+
+def decode_meta(meta: Mapping[str, Any]) -> Started:
+    """The Started record of a journaled game's meta (``first`` 0 and no draws when absent)."""
+    rules, players = meta.get("rules"), meta.get("players")
+    first, draws = meta.get("first", 0), meta.get("draws", [])
+    if not isinstance(rules, str):
+        raise CodecError(f"the game's meta data has no rules ('rules': {rules!r})")
+    words = rules.split()
+    if words[:1] == ["#rules"]:
+        rules = " ".join(words[1:])
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise CodecError(f"'players' is not a list of names: {players!r}")
+    if type(first) is not int:
+        raise CodecError(f"'first' is not a seat number: {first!r}")
+    if not isinstance(draws, list) or not all(isinstance(d, str) for d in draws):
+        raise CodecError(f"'draws' is not a list of strings: {draws!r}")
+    return Started(rules, tuple(players), first, tuple(draws))
+
+
+def encode_record(record: Record) -> tuple[str, dict[str, Any]]:
+    """``(kind, payload)`` of a journal entry for ``record`` (not a Started record)."""
+    if isinstance(record, Committed):
+        payload = encode_command(record.command)
+        tags: dict[str, Any] = {}
+        if record.laid:
+            tags["laid"] = [[square.name(), uid.hex().upper()] for square, uid in record.laid]
+        if record.drawn:
+            tags["drawn"] = [uid.hex().upper() for uid in record.drawn]
+        if record.returned:
+            tags["returned"] = [uid.hex().upper() for uid in record.returned]
+        if tags:
+            payload[TAGS_KEY] = tags
+        return COMMAND_KIND, payload
+    if isinstance(record, ClockState):
+        return CLOCK_KIND, {"used": [round(u, 3) for u in record.used]}
+    raise CodecError(f"not a journal entry record: {record!r}")
+
+
+def _uids(value: object, what: str) -> tuple[bytes, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise CodecError(f"{what} is not a list of hex UIDs: {value!r}")
+    try:
+        return tuple(bytes.fromhex(v) for v in value)
+    except ValueError:
+        raise CodecError(f"{what} holds a UID that is not hex: {value!r}") from None
+
+
+def _laid(value: object) -> tuple[tuple[Square, bytes], ...]:
+    if not isinstance(value, list) or not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in value):
+        raise CodecError(f"laid tags of the wrong shape: {value!r}")
+    try:
+        squares = [Square.from_name(p[0]) for p in value]
+    except NotationError as e:
+        raise CodecError(f"laid tags: {e}") from None
+    return tuple(zip(squares, _uids([p[1] for p in value], "laid")))
+
+
+def decode_entry(kind: str, payload: Mapping[str, Any], tile_set: TileSet) -> Record | None:
+    """The record of a journal entry; None for kinds this format does not hold."""
+    if kind == COMMAND_KIND:
+        tags = payload.get(TAGS_KEY, {})
+        if not isinstance(tags, Mapping):
+            raise CodecError(f"tags of the wrong shape: {dict(payload)!r}")
+        return Committed(
+            decode_command({k: v for k, v in payload.items() if k != TAGS_KEY}, tile_set),
+            _laid(tags.get("laid", [])),
+            _uids(tags.get("drawn", []), "drawn"),
+            _uids(tags.get("returned", []), "returned"),
+        )
+    if kind == CLOCK_KIND:
+        used = payload.get("used")
+        if not isinstance(used, list) or not all(type(u) in (int, float) for u in used):
+            raise CodecError(f"clock entry of the wrong shape: {dict(payload)!r}")
+        return ClockState(tuple(float(u) for u in used))
+    return None
+
+
+@dataclass(frozen=True)
+class GameRecords:
+    """A journaled game read back: its start, its rules and its records in order."""
+
+    started: Started
+    profile: RuleProfile
+    records: tuple[Record, ...]
+
+
+def read_game(meta: Mapping[str, Any], entries: Iterable[Entry]) -> GameRecords:
+    """The records of a journaled game, from its meta data and entries (a resume).
+
+    Entries of kinds this format does not hold are skipped; a bad one is a
+    :class:`CodecError` naming its number.
+    """
+    started = decode_meta(meta)
+    profile = rules_of(started)
+    records: list[Record] = [started]
+    for entry in entries:
+        try:
+            record = decode_entry(entry.kind, entry.payload, profile.tile_set)
+        except CodecError as e:
+            raise CodecError(f"entry {entry.seq} {entry.payload!r}: {e}") from None
+        if record is not None:
+            records.append(record)
+    return GameRecords(started, profile, tuple(records))
+
+
+def rules_of(started: Started) -> RuleProfile:
+    """The rule profile of a journaled game."""
+    try:
+        return RuleProfile.from_rules_line(started.rules)
+    except ScoreboardError as e:
+        raise CodecError(str(e)) from None

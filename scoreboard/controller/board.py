@@ -1,0 +1,165 @@
+"""What the board reads: settled snapshots, draws from the bag, corrections, dead readers.
+
+Every board read updates what the table sees. While playing, tags that come onto a rack
+from the bag are draws (while the rack has room); the next player's first tile closes the
+window (``de``, ``en``); tiles that must come off the board or go back are checked off; a
+question (pass, exchange, a blank's letter) is dropped when the tiles it was about moved;
+and the Done presses waiting for a settled read are judged. After a restart the first
+settled read is compared with the restored board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from drivers.board.reading import cells_text
+from drivers.board.snapshot import BoardSnapshot
+from engine.board import Square
+from engine.errors import ScoreboardError
+from engine.events import CloseWindow, Draw
+from engine.rules import WindowCloses
+from engine.tiles import Tile, letters_of
+from scoreboard.screens.models import ErrorKind
+
+from .commit import Fx, Step, commit, error, playing, refusal
+from .context import Context
+from .first_draw import draw_read
+from .inputs import BoardRead, ReaderState
+from .judging import judge
+from .state import BlankPick, Confirming, FirstDraw, Idle, Lobby, Playing, Reading, Reads, SettledRun, TableState
+
+__all__ = ["board_read", "reader_state"]
+
+RUNS_KEPT = 8  # settled runs remembered for Done presses that come in late
+
+
+def board_read(ctx: Context, s: TableState, event: BoardRead) -> Step:
+    """A report of the stabiliser: the stable board and whether it is settled."""
+    snap, old = event.snapshot, s.reads
+    runs = old.runs
+    if event.settled:
+        if runs and runs[-1].snapshot == snap and old.settled:
+            runs = (*runs[:-1], replace(runs[-1], last=event.at))
+        else:
+            runs = (*runs, SettledRun(event.at, snap))
+    cells = snap.cells()
+    s = replace(
+        s,
+        reads=replace(old, observed=snap, settled=event.settled, runs=runs[-RUNS_KEPT:], duplicates=event.duplicates),
+        tiles=replace(s.tiles, to_remove=frozenset(sq for sq in s.tiles.to_remove if sq in cells)),
+    )
+    if isinstance(s.phase, (Lobby, FirstDraw)):
+        return draw_read(ctx, s, snap, event.settled)
+    if not isinstance(s.phase, Playing):
+        return s, ()
+    tiles = s.tiles
+    tiles = replace(tiles, to_return=frozenset(uid for uid in tiles.to_return if snap.locations_of(uid)))
+    s = replace(s, tiles=tiles)
+    if tiles.check_board and event.settled:
+        s = _compare_restored(s, cells)
+    tiles = s.tiles
+    s = replace(s, tiles=replace(tiles, to_place=frozenset(sq for sq in tiles.to_place if cells.get(sq) != tiles.board.get(sq))))
+    s, fx = _take_draws(ctx, s, snap)
+    s, more = _next_player_lays(ctx, s, cells)
+    fx += more
+    s = _drop_stale_question(s, snap, cells)
+    if event.settled and isinstance(s.mode, Reading):
+        due = [d for d in s.mode.dones if event.at >= d.pressed]
+        rest = tuple(d for d in s.mode.dones if event.at < d.pressed)
+        s = replace(s, mode=Reading(rest) if rest else Idle())
+        for waiting in due:
+            if not isinstance(s.phase, Playing):
+                break
+            s, more = judge(ctx, s, waiting, snap)
+            fx += more
+    return s, fx
+
+
+def _compare_restored(s: TableState, cells: dict[Square, bytes]) -> TableState:
+    """After a restart: committed tiles that are not where they were go back; tiles that
+    are no committed tile and not the current player's go off the board."""
+    tiles, game = s.tiles, playing(s).game
+    mine = tiles.racks[game.turn]
+    return replace(
+        s,
+        tiles=replace(
+            tiles,
+            check_board=False,
+            to_place=frozenset(sq for sq, uid in tiles.board.items() if cells.get(sq) != uid),
+            to_remove=frozenset(sq for sq, uid in cells.items() if sq not in tiles.board and uid not in mine),
+        ),
+    )
+
+
+def _take_draws(ctx: Context, s: TableState, snap: BoardSnapshot) -> Step:
+    """Tags that came onto a rack from the bag are draws, while the rack has room."""
+    game = playing(s).game
+    if game.over or not len(game.bag):
+        return s, ()
+    tiles = s.tiles
+    known = set(tiles.board.values()).union(*tiles.racks) | set(snap.cells().values()) | tiles.to_return
+    lookup = ctx.tiles(game.tile_set)
+    fx: Fx = ()
+    for p in range(s.seats):
+        if not isinstance(s.phase, Playing):
+            break
+        game = s.phase.game
+        room = min(game.profile.rack_size - len(game.racks[p]), len(game.bag))
+        if room <= 0:
+            continue
+        new = [uid for _, uid in sorted(snap.rack(p).items()) if uid not in known]
+        named: list[tuple[bytes, Tile]] = [(uid, t) for uid in new if (t := lookup.tile_of(uid)) is not None]
+        if len(named) < len(new):
+            s = error(ctx, s, ErrorKind.UNKNOWN_TILE, s.names[p])
+        take = named[:room]
+        if not take:
+            continue
+        try:
+            s, more, _ = commit(ctx, s, Draw(p, letters_of(t for _, t in take)), drawn=tuple(uid for uid, _ in take))
+        except ScoreboardError as e:
+            s = refusal(ctx, s, e)
+            continue
+        fx += more
+    return s, fx
+
+
+def _next_player_lays(ctx: Context, s: TableState, cells: dict[Square, bytes]) -> Step:
+    """``de``, ``en``: the next player's first tile on the board closes the window."""
+    if not isinstance(s.phase, Playing):
+        return s, ()
+    phase = s.phase
+    w, game = phase.window, phase.game
+    if w is None or w.going_out or game.profile.window_closes is not WindowCloses.NEXT_PLAYER_ACTS:
+        return s, ()
+    mine = s.tiles.racks[game.turn]
+    if any(uid in mine for sq, uid in cells.items() if sq not in s.tiles.board):
+        s, fx, _ = commit(ctx, s, CloseWindow())
+        return s, fx
+    return s, ()
+
+
+def _drop_stale_question(s: TableState, snap: BoardSnapshot, cells: dict[Square, bytes]) -> TableState:
+    """A pass, exchange or blank question is judged again when its tiles changed."""
+    board = s.tiles.board
+    match s.mode:
+        case Confirming(seat=seat, rack=rack):
+            if set(cells) - set(board) or set(snap.rack(seat).values()) != rack:
+                return replace(s, mode=Idle())  # tiles laid or the rack changed after all
+        case BlankPick(laid=laid):
+            if {sq: uid for sq, uid in cells.items() if sq not in board} != dict(laid):
+                return replace(s, mode=Idle())  # the tiles the letters were for moved
+        case _:
+            pass
+    return s
+
+
+def reader_state(ctx: Context, s: TableState, event: ReaderState) -> TableState:
+    """A reader failed or works again; while one is dead no Done is judged."""
+    dead = s.reads.dead
+    others = tuple((r, locs) for r, locs in dead if r != event.reader)
+    if event.working:
+        return replace(s, reads=replace(s.reads, dead=others))
+    s = replace(s, reads=replace(s.reads, dead=(*others, (event.reader, event.locs))))
+    if len(others) == len(dead):  # newly dead: say so at once
+        s = error(ctx, s, ErrorKind.READER_FAULT, cells_text(event.locs))
+    return s

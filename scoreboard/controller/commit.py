@@ -1,0 +1,190 @@
+"""Committing engine commands: on a copy of the state's game, journaled, the tiles followed.
+
+Every function of the controller's modules takes a state (and what happened) and returns
+the next state with the effects it asks for (:data:`Step`); the effects of one input are
+merged by :func:`scoreboard.controller.table.finish`. :func:`commit` is the one place where
+a game changes: the command is applied to a copy of the state's game, so a refusal (or any
+error) leaves every existing state as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TypeAlias
+
+from engine.board import CENTRE, Square
+from engine.errors import (
+    CentreNotCoveredError,
+    CorrectionError,
+    ExchangeNotAllowedError,
+    GapError,
+    NotConnectedError,
+    NotInLineError,
+    NotOnRackError,
+    NotYourTurnError,
+    OpeningTooShortError,
+    ScoreboardError,
+)
+from engine.events import AdjustScore, Challenge, Command, OverrideRuling, PenalizeTime
+from engine.game import ChallengeResult, Game
+from engine.lexicon import HouseLexicon, Lexicon
+from engine.rules import RuleProfile
+from scoreboard.screens.models import ErrorKind, ErrorScreen, Screen
+
+from .context import Context
+from .effects import Append, Effect, GameOver, HouseWord
+from .records import Committed
+from .state import Idle, Menu, Notice, Over, Playing, TableState
+from .tags import track
+
+__all__ = ["Fx", "Step", "commit", "error", "game_over", "lexicon", "notice", "playing", "refusal"]
+
+Fx: TypeAlias = tuple[Effect, ...]
+"""Effects of a step, in order (records one :class:`Append` each until merged)."""
+
+Step: TypeAlias = tuple[TableState, Fx]
+"""A next state and the effects that lead to it."""
+
+
+# --- the display's messages ---------------------------------------------------------------
+
+
+def notice(ctx: Context, s: TableState, screen: Screen, seconds: float | None = None, seat: int | None = None) -> TableState:
+    """``s`` showing ``screen`` for ``seconds`` (default: the notice time), on ``seat``'s panel
+    only or on every panel."""
+    wait = ctx.settings.notice_s if seconds is None else seconds
+    return replace(s, notice=Notice(screen, s.now + wait, seat))
+
+
+def error(ctx: Context, s: TableState, kind: ErrorKind, detail: str = "", seat: int | None = None) -> TableState:
+    """``s`` showing the error ``kind`` with ``detail`` (squares, a name, a count)."""
+    return notice(ctx, s, ErrorScreen(kind, detail), seat=seat)
+
+
+def refusal(ctx: Context, s: TableState, e: ScoreboardError, seat: int | None = None) -> TableState:
+    """``s`` showing why the engine refused a move, from the error's data."""
+    return notice(ctx, s, refusal_screen(e, s.names), seat=seat)
+
+
+def refusal_screen(e: ScoreboardError, names: tuple[str, ...]) -> ErrorScreen:
+    """The error screen of an engine refusal: its kind and the squares or names it carries."""
+    match e:
+        case NotInLineError(squares=squares):
+            return ErrorScreen(ErrorKind.NOT_IN_LINE, _squares(squares))
+        case GapError(squares=squares):
+            return ErrorScreen(ErrorKind.GAP, _squares(squares))
+        case NotConnectedError(squares=squares):
+            return ErrorScreen(ErrorKind.NOT_TOUCHING, _squares(squares))
+        case CentreNotCoveredError(squares=squares):  # the centre to cover, then the play's squares
+            return ErrorScreen(ErrorKind.NOT_CENTER, _squares((CENTRE, *squares)))
+        case OpeningTooShortError(squares=squares):
+            return ErrorScreen(ErrorKind.OPENING_TOO_SHORT, _squares(squares))
+        case NotOnRackError():
+            return ErrorScreen(ErrorKind.NOT_YOUR_TILE)
+        case NotYourTurnError(turn=turn):
+            return ErrorScreen(ErrorKind.NOT_YOUR_TURN, names[turn])
+        case ExchangeNotAllowedError(bag=bag):
+            return ErrorScreen(ErrorKind.EXCHANGE_NOT_ALLOWED, str(bag))
+        case CorrectionError():
+            return ErrorScreen(ErrorKind.NOTHING_TO_UNDO)
+        case _:  # a refusal the table cannot lead to: the engine's own words
+            return ErrorScreen(ErrorKind.BAD_PLAY, str(e))
+
+
+def _squares(squares: tuple[object, ...]) -> str:
+    return " ".join(sq.name() for sq in squares if isinstance(sq, Square))
+
+
+# --- the game -----------------------------------------------------------------------------
+
+
+def playing(s: TableState) -> Playing:
+    """The phase of a table known to be playing."""
+    assert isinstance(s.phase, Playing), s.phase
+    return s.phase
+
+
+def lexicon(ctx: Context, s: TableState, profile: RuleProfile) -> Lexicon:
+    """The lexicon of ``profile``'s language with this session's overridden rulings."""
+    base = ctx.lexicons(profile.tile_set.language)
+    if not (s.accepted or s.rejected):
+        return base
+    return HouseLexicon(base, accept=s.accepted, reject=s.rejected)
+
+
+def commit(
+    ctx: Context,
+    s: TableState,
+    command: Command,
+    *,
+    laid: tuple[tuple[Square, bytes], ...] = (),
+    drawn: tuple[bytes, ...] = (),
+    returned: tuple[bytes, ...] = (),
+    journal: bool = True,
+) -> tuple[TableState, Fx, object]:
+    """Apply ``command`` to a copy of the game, journal it with its tags, follow the tiles.
+
+    Returns the new state, its effects and what the engine returned. An engine refusal
+    raises (a :class:`ScoreboardError`) before any state is made. ``journal`` False: a
+    restore folding journaled records (nothing is appended, the game's end is known).
+    """
+    phase = s.phase
+    assert isinstance(phase, (Playing, Over)), phase
+    before = phase.game
+    game = before.copy()
+    result = game.apply(command)
+    fx: Fx = (Append((Committed(command, laid, drawn, returned),)),) if journal else ()
+    tiles = track(s.tiles, command, laid, drawn, returned, result)
+    s = replace(s, tiles=tiles)
+    if isinstance(command, OverrideRuling):
+        assert isinstance(result, ChallengeResult)
+        s, words = _house_words(s, before, command, result)
+        fx += words
+    if isinstance(phase, Over):
+        s = replace(s, phase=replace(phase, game=game))
+        if journal and isinstance(command, (AdjustScore, PenalizeTime)):
+            fx += (GameOver(game.tally()),)  # a correction after the end: the new tally
+        return s, fx, result
+    window = phase.window if phase.window is not None and game.window_open else None
+    s = replace(s, phase=replace(phase, game=game, window=window))
+    if game.over:
+        s, more = game_over(ctx, s, journal)
+        fx += more
+    return s, fx, result
+
+
+def _house_words(
+    s: TableState, before: Game, command: OverrideRuling, result: ChallengeResult
+) -> tuple[TableState, Fx]:
+    """An overridden ruling teaches the table's lists: the words ruled invalid are accepted,
+    the word ruled valid rejected (also on a restore: the list file may have missed them)."""
+    language = before.tile_set.language
+    if result.valid:
+        ruling = before.overridable_ruling
+        assert isinstance(ruling, Challenge)
+        house, accept = set(ruling.invalid_words), True
+        s = replace(s, accepted=s.accepted | house, rejected=s.rejected - house)
+    else:
+        house, accept = set(command.invalid_words), False
+        s = replace(s, rejected=s.rejected | house, accepted=s.accepted - house)
+    return s, tuple(HouseWord(language, w, accept) for w in sorted(house))
+
+
+def game_over(ctx: Context, s: TableState, journal: bool = True) -> Step:
+    """The game in play ended: overtime is charged and the tally is due (the clocks stop
+    when the step ends, :func:`scoreboard.controller.clocks.sync_clock`)."""
+    phase = playing(s)
+    game, clocks, profile = phase.game, phase.clocks, phase.game.profile
+    s = replace(s, phase=Over(game, clocks), mode=s.mode if isinstance(s.mode, Menu) else Idle())
+    fx: Fx = ()
+    # (a restore takes the penalties from the journal)
+    if journal and clocks is not None and profile.overtime_penalty:
+        for player, points in enumerate(clocks.game.penalties(s.now, profile.overtime_penalty)):
+            if points:
+                s, more, _ = commit(ctx, s, PenalizeTime(player, points))
+                fx += tuple(e for e in more if not isinstance(e, GameOver))  # one tally, below
+    if journal:
+        over = s.game
+        assert over is not None
+        fx += (GameOver(over.tally()),)
+    return s, fx

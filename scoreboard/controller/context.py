@@ -1,0 +1,50 @@
+"""What the controller reads but never changes: rules, lexicons, tiles, names and timings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from engine.rules import PROFILES, RuleProfile
+from engine.tiles import Tile, TileSet
+from engine.lexicon import Lexicon
+from scoreboard.screens.models import Lang
+
+__all__ = ["Context", "Settings", "TileLookup"]
+
+
+class TileLookup(Protocol):
+    """Which tile a tag carries (the tile registry); None: an unknown tag."""
+
+    def tile_of(self, uid: bytes) -> Tile | None: ...
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Timings (seconds) and choices of the table."""
+
+    language: Lang = "de"
+    window_s: float = 20.0  # the challenge window when the profile's deadline comes later
+    read_timeout_s: float = 3.0  # Done waits this long for a settled board read
+    result_s: float = 5.0  # a challenge ruling stays on the display
+    notice_s: float = 4.0  # an error or a hint stays on the display
+    last_play_s: float = 4.0  # the words of a play before the window's countdown
+    request_s: float = 30.0  # a correction waits this long for the second seat
+    refill: Literal["block", "warn"] = "block"  # a Done while a rack is not refilled
+    clock_save_s: float = 15.0  # a running clock is journaled this often
+    challenge_grace_s: float = 0.4  # a Challenge waits this long for one pressed earlier
+
+
+@dataclass(frozen=True)
+class Context:
+    """``profiles``: a profile name to the profile with the configured variants;
+    ``lexicons``: a language to its lexicon (house lists applied); ``tiles``: a tile set to
+    its registry; ``names``: the configured player names in seat order."""
+
+    profiles: Callable[[str], RuleProfile]
+    lexicons: Callable[[str], Lexicon]
+    tiles: Callable[[TileSet], TileLookup]
+    names: tuple[str, ...] = ("Player 1", "Player 2")
+    settings: Settings = field(default_factory=Settings)
+    profile_names: tuple[str, ...] = tuple(PROFILES)

@@ -1,0 +1,132 @@
+"""The menu and the corrections it leads to: each asked at one seat and confirmed at another.
+
+Menu (short) opens the menu and moves to the next item, a seat's Done picks it, Challenge
+closes it; a long Menu press pauses. New game (during a game), Undo, End game and Adjust a
+score wait for a second seat's long press (:class:`Asking`); the asking seat's short
+Challenge or a Menu press withdraws the request, and it lapses after a while. Overriding a
+ruling is asked from the seat buttons (:mod:`scoreboard.controller.buttons`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import assert_never
+
+from drivers.buttons.logic import Role
+from engine.errors import ScoreboardError
+from engine.events import AdjustScore, EndGame, UndoLastPlay
+from scoreboard.screens.models import ConfirmKind, ErrorKind, MenuItem
+
+from .challenges import override
+from .clocks import pause
+from .commit import Step, commit, error, refusal
+from .context import Context
+from .effects import PowerOff
+from .first_draw import new_game
+from .state import Adjusting, Asking, Idle, Menu, Playing, TableState
+
+__all__ = ["MENU_ITEMS", "ask", "asking_button", "adjust_button", "choose", "menu_button"]
+
+MENU_ITEMS: tuple[MenuItem, ...] = tuple(MenuItem)
+
+
+def ask(ctx: Context, s: TableState, kind: ConfirmKind, seat: int, player: int = 0, points: int = 0) -> TableState:
+    """``seat`` asks for a correction that another seat must confirm."""
+    return replace(s, mode=Asking(kind, seat, s.now + ctx.settings.request_s, player, points))
+
+
+def menu_button(ctx: Context, s: TableState, long: bool) -> Step:
+    """The shared Menu button: a short press opens the menu or moves on, a long one pauses."""
+    playing = isinstance(s.phase, Playing)
+    match s.mode:
+        case Adjusting(by=by, player=player, points=points):
+            if long:  # done: a second seat confirms the correction
+                return (ask(ctx, s, ConfirmKind.ADJUST, by, player, points) if points else replace(s, mode=Idle())), ()
+            return replace(s, mode=Adjusting(by, (player + 1) % s.seats, 0)), ()
+        case Asking():
+            if long:
+                return (pause(s) if playing else s), ()
+            return replace(s, mode=Idle()), ()  # Menu withdraws a correction waiting for its second seat
+        case Menu(selected=selected):
+            if long:
+                s = replace(s, mode=Idle())
+                return (pause(s) if playing else s), ()
+            return replace(s, mode=Menu((selected + 1) % len(MENU_ITEMS))), ()
+        case _:
+            if long:
+                return (pause(s) if playing else s), ()
+            return replace(s, mode=Menu(0)), ()
+
+
+def choose(ctx: Context, s: TableState, item: MenuItem, seat: int) -> Step:
+    """``seat``'s Done picked ``item`` of the menu."""
+    s = replace(s, mode=Idle())
+    playing = isinstance(s.phase, Playing)
+    match item:
+        case MenuItem.NEW_GAME:
+            if playing:
+                return ask(ctx, s, ConfirmKind.NEW_GAME, seat), ()
+            return new_game(ctx, s, s.next_profile, s.next_seats), ()
+        case MenuItem.PLAYERS:
+            profile = ctx.profiles(s.next_profile)
+            n = s.next_seats + 1
+            seats = n if n <= profile.max_players else profile.min_players
+            return replace(s, next_seats=seats, mode=Menu(MENU_ITEMS.index(item))), ()
+        case MenuItem.PROFILE:
+            names = ctx.profile_names
+            name = names[(names.index(s.next_profile) + 1) % len(names)] if s.next_profile in names else names[0]
+            profile = ctx.profiles(name)
+            seats = max(profile.min_players, min(profile.max_players, s.next_seats))
+            return replace(s, next_profile=name, next_seats=seats, mode=Menu(MENU_ITEMS.index(item))), ()
+        case MenuItem.PAUSE:
+            return (pause(s) if playing else s), ()
+        case MenuItem.UNDO:
+            if playing and s.tiles.last_play is not None:
+                return ask(ctx, s, ConfirmKind.UNDO, seat), ()
+            return error(ctx, s, ErrorKind.NOTHING_TO_UNDO), ()
+        case MenuItem.ADJUST_SCORE:
+            return (replace(s, mode=Adjusting(seat)) if s.game is not None else s), ()
+        case MenuItem.END_GAME:
+            return (ask(ctx, s, ConfirmKind.END_GAME, seat) if playing else s), ()
+        case MenuItem.SHUT_DOWN:
+            return pause(s), (PowerOff(),)
+        case _:
+            assert_never(item)
+
+
+def asking_button(ctx: Context, s: TableState, a: Asking, role: Role, seat: int, long: bool) -> Step:
+    """A seat button while ``a`` waits: another seat's long press confirms it."""
+    if seat == a.by:
+        if role is Role.CHALLENGE and not long:
+            return replace(s, mode=Idle()), ()  # the asking seat takes it back
+        return s, ()
+    if not long:
+        return s, ()
+    s = replace(s, mode=Idle())
+    playing = isinstance(s.phase, Playing)
+    try:
+        if a.kind is ConfirmKind.UNDO and playing:
+            s, fx, _ = commit(ctx, s, UndoLastPlay())
+            if isinstance(s.phase, Playing):
+                s = replace(s, phase=replace(s.phase, window=None, last_play_until=0.0))
+            return s, fx
+        if a.kind is ConfirmKind.ADJUST and s.game is not None:
+            s, fx, _ = commit(ctx, s, AdjustScore(a.player, a.points))
+            return s, fx
+        if a.kind is ConfirmKind.OVERRIDE and s.game is not None:
+            return override(ctx, s)
+        if a.kind is ConfirmKind.END_GAME and playing:
+            s, fx, _ = commit(ctx, s, EndGame())
+            return s, fx
+        if a.kind is ConfirmKind.NEW_GAME:
+            return new_game(ctx, s, s.next_profile, s.next_seats), ()
+    except ScoreboardError as e:
+        return refusal(ctx, s, e), ()
+    return s, ()
+
+
+def adjust_button(s: TableState, a: Adjusting, role: Role, seat: int, long: bool) -> TableState:
+    """Done adds to the correction, Challenge takes off (a long press: 10); the seat that
+    sets the points is the one that asks."""
+    step = 10 if long else 1
+    return replace(s, mode=replace(a, by=seat, points=a.points + (step if role is Role.DONE else -step)))

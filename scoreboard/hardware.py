@@ -1,0 +1,244 @@
+"""The table's devices, built from the configuration: real ones, or simulated ones.
+
+:func:`build_hardware` makes the board link, the buttons, the display(s), the clock and the
+tile registry in one place, and :class:`Hardware` closes them again (also as a context
+manager). Real devices: the board controller on its serial port (``board.link``, else the
+first ``/dev/serial/by-id`` match), the buttons on the Pi's GPIO, the OLED(s) on I2C, the
+tiles enrolled in the state directory. Simulated (:class:`Simulation`): the simulated board
+as its own process on a pty (or a running one at ``link``), mock GPIO pins, an emulated
+display writing PNG frames, ``screens.txt`` and, on closing, ``screens.gif`` into ``out``,
+and the simulated tile set's tags; with ``virtual_clock`` the board runs in lockstep with a
+clock that moves only when told.
+
+Every event (board, buttons) goes to :attr:`Hardware.inbox`, the one queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TextIO
+
+from drivers.board.link import BoardLink
+from drivers.board.serial_link import Backoff, SerialBoard
+from drivers.buttons.gpio import Buttons, ManualClock, from_settings
+from drivers.buttons.logic import ButtonId
+from drivers.display.oled import Display, make_displays
+from engine.tiles import TileSet
+from scoreboard.config import Config
+from scoreboard.controller import TileLookup
+from scoreboard.registry import TileRegistry, registry_path, set_key
+from scoreboard.sim.client import SimControl
+from scoreboard.sim.tags import tile_set_uids
+
+__all__ = ["Hardware", "Simulation", "build_hardware"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Simulated devices: ``link`` a running simulated board (None: start one), ``out`` where
+    the frames go, ``virtual_clock`` the board in lockstep with a manual clock, ``window`` a
+    pygame window besides."""
+
+    out: Path
+    link: Path | None = None
+    virtual_clock: bool = False
+    window: bool = False
+
+
+@dataclass
+class Hardware:
+    """The devices of one table, and how to close them.
+
+    ``clock``: the service's time (a :class:`ManualClock` in ``virtual``); ``pins``: the
+    mock pins of a simulated run (button -> pin); ``sim``: the simulated board's control.
+    """
+
+    inbox: queue.Queue[object]
+    clock: Callable[[], float]
+    board: SerialBoard
+    buttons: Buttons
+    displays: tuple[Display, ...]
+    seat_panels: bool
+    tiles: Callable[[TileSet], TileLookup]
+    simulation: Simulation | None = None
+    sim: SimControl | None = None
+    virtual: ManualClock | None = None
+    pins: dict[ButtonId, Any] = field(default_factory=dict)
+    shown: TextIO | None = None
+    _cleanups: list[Callable[[], None]] = field(default_factory=list)
+
+    def start(self) -> None:
+        """Start reading the board and (in real time) the buttons."""
+        self.board.start()
+        if self.virtual is None:
+            self.buttons.start()
+
+    def close(self) -> None:
+        """Close everything, the last made first; a failing part does not stop the rest."""
+        while self._cleanups:
+            cleanup = self._cleanups.pop()
+            try:
+                cleanup()
+            except Exception:
+                log.exception("closing the hardware failed")
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+def build_hardware(config: Config, state: Path, simulation: Simulation | None = None) -> Hardware:
+    """The devices of ``config`` (simulated ones with ``simulation``); close them when done.
+
+    What was made before a failure is closed again before the error goes on.
+    """
+    cleanups: list[Callable[[], None]] = []
+    try:
+        return _build(config, state, simulation, cleanups)
+    except BaseException:
+        for cleanup in reversed(cleanups):
+            try:
+                cleanup()
+            except Exception:
+                log.exception("closing the hardware failed")
+        raise
+
+
+def _build(config: Config, state: Path, simulation: Simulation | None, cleanups: list[Callable[[], None]]) -> Hardware:
+    seats = len(config.game.players)
+    virtual = ManualClock(0.0) if simulation is not None and simulation.virtual_clock else None
+    clock: Callable[[], float] = virtual if virtual is not None else time.monotonic
+    inbox: queue.Queue[object] = queue.Queue()
+    sim: SimControl | None = None
+    shown: TextIO | None = None
+    if simulation is not None:
+        out = simulation.out
+        (out / "screens").mkdir(parents=True, exist_ok=True)
+        cleanups.append(lambda: _gif_of(out))
+        link = simulation.link or _start_simulator(config, virtual is not None, cleanups)
+        sim = SimControl.connect(f"{link}.control", timeout=20.0)
+        cleanups.append(sim.close)
+        tiles: Callable[[TileSet], TileLookup] = simulated_tiles(state)
+        display_config = replace(config.display, driver="capture", mux_address=0, seat_channels=())
+        displays = make_displays(replace(config, display=display_config), out / "screens")
+        if simulation.window:
+            displays = (*displays, pygame_display())
+        shown = open(out / "screens.txt", "a", encoding="utf-8")
+        cleanups.append(shown.close)
+        board_path: str | None = str(link)
+    else:
+        tiles = enrolled_tiles(state)
+        displays = make_displays(config)
+        board_path = config.board.link or None
+    for display in displays:
+        cleanups.append(display.close)
+    board = SerialBoard(
+        board_path, pattern=config.board.pattern, baudrate=config.board.baudrate,
+        link=BoardLink(timeout=config.board.timeout_ms / 1000), events=inbox,  # type: ignore[arg-type]
+        clock=clock, backoff=Backoff(0.05, 0.5) if simulation is not None else Backoff(),
+    )
+    cleanups.append(board.close)
+    pins, timing = from_settings(config.buttons, seats)
+    factory: Any = None
+    if simulation is not None:
+        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+        factory = MockFactory()
+    buttons = Buttons(pins, inbox.put, timing=timing, pin_factory=factory, clock=clock)
+    cleanups.append(buttons.close)
+    return Hardware(
+        inbox, clock, board, buttons, tuple(displays),
+        seat_panels=bool(config.display.seat_channels) and simulation is None,
+        tiles=tiles, simulation=simulation, sim=sim, virtual=virtual,
+        pins={b: factory.pin(p) for b, p in pins.items()} if factory is not None else {},
+        shown=shown, _cleanups=cleanups,
+    )
+
+
+def _start_simulator(config: Config, lockstep: bool, cleanups: list[Callable[[], None]]) -> Path:
+    """The simulated board as its own process, in a temporary folder; its link."""
+    folder = Path(tempfile.mkdtemp(prefix="scoreboard-"))
+    cleanups.append(lambda: shutil.rmtree(folder, ignore_errors=True))
+    link = folder / "board"
+    command = [
+        sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", f"{link}.control",
+        "--racks", str(len(config.game.players)), "--slots", str(config.rule_profile().rack_size),
+    ]
+    if lockstep:
+        command.append("--lockstep")
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+
+    def stop() -> None:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+    cleanups.append(stop)
+    return link
+
+
+def enrolled_tiles(state: Path) -> Callable[[TileSet], TileLookup]:
+    """The tile registries enrolled under ``state`` (``scoreboard enroll``)."""
+    cache: dict[str, TileRegistry] = {}
+
+    def tiles(tile_set: TileSet) -> TileRegistry:
+        if tile_set.name not in cache:
+            cache[tile_set.name] = TileRegistry.load(state, set_key(tile_set))
+        return cache[tile_set.name]
+
+    return tiles
+
+
+def simulated_tiles(state: Path) -> Callable[[TileSet], TileLookup]:
+    """Registries of the simulated board's tags (every tile of a set, deterministic UIDs)."""
+    cache: dict[str, TileRegistry] = {}
+
+    def tiles(tile_set: TileSet) -> TileRegistry:
+        if tile_set.name not in cache:
+            entries = {uid: tile.letter for tile, uid in tile_set_uids(tile_set)}
+            path = registry_path(state, set_key(tile_set)).with_suffix(".simulated.json")
+            cache[tile_set.name] = TileRegistry(tile_set, path, entries)
+        return cache[tile_set.name]
+
+    return tiles
+
+
+def pygame_display() -> Display:
+    """A pygame window showing the OLED (``--window``)."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    from luma.emulator.device import pygame
+
+    return Display(pygame(width=128, height=64, mode="1", scale=4, transform="none"))
+
+
+def _gif_of(out: Path) -> None:
+    write_gif(out / "screens", out / "screens.gif")
+
+
+def write_gif(frames: Path, gif: Path, frame_ms: int = 700) -> bool:
+    """An animated GIF of the captured PNG frames (in name order); False when there are none."""
+    from PIL import Image
+
+    files = sorted(frames.glob("*.png"))
+    if not files:
+        return False
+    images = [Image.open(f).convert("L").resize((256, 128), Image.Resampling.NEAREST) for f in files]
+    images[0].save(gif, save_all=True, append_images=images[1:], duration=frame_ms, loop=0)
+    return True

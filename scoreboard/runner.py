@@ -1,0 +1,146 @@
+"""The one consumer: events from the one queue into the service, and time passing.
+
+The board reader thread and the button callbacks put their events on the hardware's inbox;
+:class:`Runner` alone takes them out and steps the service, with a :class:`Tick` a few
+times a second. In real time it waits on the queue; on a virtual clock (a lockstep board)
+it moves the board and the clock together in small steps, waiting after each until the
+board reader has read every byte the board wrote, so a scripted game always plays the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+from drivers.board.link import BoardEvent
+from drivers.buttons.logic import ButtonEvent
+from scoreboard.controller import Input, Tick
+from scoreboard.hardware import Hardware
+from scoreboard.notify import ServiceNotifier
+from scoreboard.service import Service
+from scoreboard.sim.client import Reply
+
+__all__ = ["Runner"]
+
+log = logging.getLogger(__name__)
+
+TICK_S = 0.25  # a Tick this often (real time)
+QUANTUM_S = 0.05  # virtual clock: the board and the service advance in steps this long
+BARRIER_S = 15.0  # real seconds to wait for the board's bytes of one step
+
+
+class Runner:
+    """Moves events from ``hardware.inbox`` into ``service`` until ``stop`` is set.
+
+    ``on_input`` sees every event just before the service does (the scripted path uses it).
+    """
+
+    def __init__(
+        self,
+        service: Service,
+        hardware: Hardware,
+        notifier: ServiceNotifier,
+        stop: threading.Event,
+        on_input: Callable[[object], None] | None = None,
+    ) -> None:
+        self.service = service
+        self.hardware = hardware
+        self.notifier = notifier
+        self.stop = stop
+        self.on_input = on_input or (lambda item: None)
+        self.next_tick = 0.0
+
+    @property
+    def done(self) -> bool:
+        """True once stopped (a signal) or switched off from the menu."""
+        return self.stop.is_set() or self.service.power_off
+
+    def clock(self) -> float:
+        """The service's time."""
+        return self.hardware.clock()
+
+    # --- events ---
+
+    def dispatch(self, item: object) -> None:
+        """One event from the queue into the service."""
+        if isinstance(item, BoardEvent):
+            self.on_input(item)
+            self.service.board_event(item)
+        elif isinstance(item, ButtonEvent):
+            log.info("%s", item)
+            self.on_input(item)
+            self.service.handle(item)
+
+    def drain(self) -> None:
+        """Every event waiting in the queue."""
+        while True:
+            try:
+                item = self.hardware.inbox.get_nowait()
+            except queue.Empty:
+                return
+            self.dispatch(item)
+
+    def tick(self, now: float) -> None:
+        """Time passed."""
+        tick: Input = Tick(now)
+        self.on_input(tick)
+        self.service.handle(tick)
+
+    def loop_once(self, timeout: float) -> None:
+        """Real time: wait up to ``timeout`` for an event, step, tick when due."""
+        try:
+            item = self.hardware.inbox.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            item = None
+        if item is not None:
+            self.dispatch(item)
+            self.drain()
+        now = self.clock()
+        if now >= self.next_tick:
+            self.next_tick = now + TICK_S
+            self.tick(now)
+        self.notifier.ping_if_due(time.monotonic())
+
+    # --- time ---
+
+    def advance_to(self, t: float) -> None:
+        """Let time pass until ``t``: in real time, or the board and the clock in lockstep."""
+        virtual, sim = self.hardware.virtual, self.hardware.sim
+        if virtual is None:
+            while not self.done and self.clock() < t:
+                self.loop_once(min(0.05, t - self.clock()))
+            return
+        assert sim is not None
+        while not self.done and virtual() < t - 1e-9:
+            dt = min(QUANTUM_S, t - virtual())
+            reply = sim.advance(dt)
+            virtual.advance(dt)
+            self._barrier(reply)
+            self.drain()
+            self.hardware.buttons.tick()
+            self.drain()
+            self.tick(virtual())
+            self.notifier.ping_if_due(time.monotonic())
+
+    def run(self) -> None:
+        """Serve until stopped."""
+        self.advance_to(float("inf"))
+
+    def _barrier(self, reply: Reply) -> None:
+        """Wait until the board reader has read every byte the board wrote (lockstep)."""
+        if reply.pty is None:
+            return  # unplugged: nothing to read
+        want = os.path.realpath(reply.pty)
+        deadline = time.monotonic() + BARRIER_S
+        board = self.hardware.board
+        while time.monotonic() < deadline and not self.stop.is_set():
+            device, count = board.position()
+            if device == want and count >= reply.written:
+                return
+            time.sleep(0.0002)
+            self.notifier.ping_if_due(time.monotonic())
+        log.warning("the board reader is behind: %s of %s bytes", board.position(), reply.written)
