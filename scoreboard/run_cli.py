@@ -496,7 +496,9 @@ def _capture_config(config: Config) -> Any:
     """``config`` with its display emulated: PNG capture, one shared display."""
     from dataclasses import replace
 
-    display = replace(config.display, driver="capture", mux_address=0, seat_channels=())
+    import attrs
+
+    display = attrs.evolve(config.display, driver="capture", mux_address=0, seat_channels=())
     return replace(config, display=display)
 
 
