@@ -601,7 +601,7 @@ class Config:
         variants: dict[str, tuple[str, Any]] = {  # with_variants argument: (key, value)
             "rack": ("game.rack", g.rack),
             "target": ("game.target", g.target),
-            "challenge": ("game.challenge", g.challenge if g.rules == "en-tournament" else None),
+            "challenge": ("game.challenge", None if base.challenge_kind is None else g.challenge),
             "move_limit": ("game.move_limit", g.move_limit),
             "move_limit_action": ("game.move_limit_action", g.move_limit_action),
             "clock": ("game.clock", g.clock),
