@@ -856,10 +856,9 @@ def state_dir(config: Config, create: bool = True) -> Path:
 
 
 def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:
-    """The settings as ``{section: {key: value}}`` with TOML-type values (lists, not tuples)."""
-    return {
-        name: attr.asdict(getattr(config, name)) for name in SECTIONS
-    }  # attr's: tuples to lists
+    """The settings as ``{section: {key: value}}`` with TOML-type values (lists, not tuples:
+    the classic ``attr.asdict`` turns them into lists, ``attrs.asdict`` keeps them)."""
+    return {name: attr.asdict(getattr(config, name)) for name in SECTIONS}
 
 
 def _comment(text: str) -> list[str]:
