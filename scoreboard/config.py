@@ -9,12 +9,11 @@ The file has one table per section; every key is optional::
     [paths]
     state_dir = "/var/lib/scoreboard"
 
-Every key is declared once in :data:`OPTIONS`: dotted key, default (as a TOML value), a
-one-line doc and a parser that turns a TOML value into the typed value or raises
-:class:`ValueError` saying what is allowed. A new section adds its entries there, a frozen
-dataclass for its values, an entry in :data:`SECTIONS` and a field on :class:`Config`.
-:func:`default_toml` writes the whole file, every key with its default and doc.
-``--set KEY=VALUE`` overrides (from the command line) apply on top of the file.
+Each section is one attrs class: its docstring documents the section and each field, made
+with :func:`key`, declares one key: name, type, default, what is allowed (a :class:`Check`)
+and a one-line doc. :class:`Config` has one field per section, in file order. The rest is
+derived from them: the checks and messages of :func:`load_config` (``--set KEY=VALUE``
+overrides apply on top of the file), :func:`config_to_dict` and :func:`default_toml`.
 """
 
 from __future__ import annotations
@@ -22,36 +21,26 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
-import math
 import os
-import re
 import textwrap
 import tomllib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
+
+import attr
+import attrs
+import tomli_w
 
 from engine.errors import ScoreboardError, UnknownProfileError, VariantError
 from engine.rules import MoveLimitAction, RuleProfile, get_profile, profile_names
 
 __all__ = [
-    "OPTIONS",
-    "SECTIONS",
-    "ButtonsConfig",
-    "Config",
-    "DisplayConfig",
-    "ConfigError",
-    "GameConfig",
-    "Option",
-    "PathsConfig",
-    "UiConfig",
-    "config_to_dict",
-    "default_toml",
-    "load_config",
-    "check_buttons",
-    "check_display",
-    "state_dir",
+    "KEYS", "SECTIONS", "BoardConfig", "ButtonsConfig", "Check", "Config", "ConfigError",
+    "DisplayConfig", "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig",
+    "check_buttons", "check_display", "config_to_dict", "default_toml", "key",
+    "load_config", "state_dir", "toml_value",
 ]
 
 SET_SOURCE = "--set"
@@ -79,57 +68,19 @@ class ConfigError(ScoreboardError, ValueError):
         return ConfigError(self.message, key=self.key, source=source)
 
 
-# --- TOML values in messages and in the generated file -----------------------------------
-
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-}
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _toml_string(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else _toml_string(key)
+# --- TOML values in messages ---------------------------------------------------------------
 
 
 def toml_value(value: object) -> str:
-    """``value`` written as a TOML value."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
+    """``value`` as a TOML value on one line (tomli-w writes each scalar and key)."""
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(map(toml_value, value)) + "]"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_toml_key(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
+        pairs = (f"{tomli_w.dumps({str(k): 0})[:-5]} = {toml_value(v)}" for k, v in value.items())
+        return "{" + ", ".join(pairs) + "}"
+    if isinstance(value, (datetime.date, datetime.time)):  # tomli-w: a space for the T
         return value.isoformat()
-    raise TypeError(f"no TOML form for {type(value).__name__}")
+    return tomli_w.dumps({"v": value})[4:-1].replace("\t", "\\t")  # "v = VALUE\n"; \t as before
 
 
 def _show(value: object, limit: int = 60) -> str:
@@ -138,21 +89,19 @@ def _show(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_KINDS = (
+    (bool, "a boolean"),  # before int: TOML true is no number
+    (int, "a whole number"),
+    (float, "a decimal number"),
+    (str, "a string"),
+    (list, "a list"),
+    (dict, "a table"),
+)
+
+
 def _kind(value: object) -> str:
     """What kind of TOML value ``value`` is, for a message."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "a whole number"
-    if isinstance(value, float):
-        return "a decimal number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a table"
-    return "a date/time"
+    return next((kind for type_, kind in _KINDS if isinstance(value, type_)), "a date/time")
 
 
 def _one_of(items: Sequence[str]) -> str:
@@ -170,106 +119,101 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)  # TOML true is not 1
 
 
-# --- parsers ------------------------------------------------------------------------------
+# --- what a key allows ---------------------------------------------------------------------
 
 
-class Parser:
-    """Turns a TOML value into a typed value; raises ValueError saying what is allowed."""
+class Check:
+    """What a key allows: turns a TOML value into the typed value, or raises
+    :class:`ConfigError` (without key: the loader adds it) saying what is allowed."""
 
     expects = "a value"  # the kind of TOML value wanted, for "is a string, not ..."
 
-    def allowed(self) -> str:
-        """What is allowed, for messages and the generated file: ``7 or 9``."""
+    def __init__(self, allowed: str) -> None:
+        self.allowed = allowed  # for messages and the generated file: "7 or 9"
+
+    def __call__(self, value: Any) -> Any:
         raise NotImplementedError
 
-    def __call__(self, value: object) -> Any:
-        raise NotImplementedError
+    def fail(self, problem: str) -> ConfigError:
+        """The error ``problem; use ALLOWED``."""
+        return ConfigError(f"{problem}; use {self.allowed}")
 
-    def wrong_type(self, value: object) -> ValueError:
+    def wrong_type(self, value: object) -> ConfigError:
         """The error for a value of the wrong TOML type."""
-        return ValueError(
-            f"{_show(value)} is {_kind(value)}, not {self.expects}; use {self.allowed()}"
-        )
+        return self.fail(f"{_show(value)} is {_kind(value)}, not {self.expects}")
 
-    def not_allowed(self, value: object, hint: str = "") -> ValueError:
+    def not_allowed(self, value: object, hint: str = "") -> ConfigError:
         """The error for a value of the right type that is not allowed."""
-        return ValueError(f"{_show(value)} is not allowed{hint}; use {self.allowed()}")
+        return self.fail(f"{_show(value)} is not allowed{hint}")
 
 
-class Choice(Parser):
-    """One of a fixed set of strings (or a set computed when needed)."""
+class OneOf(Check):
+    """One of a few strings (a near miss is suggested), whole numbers or booleans."""
 
-    expects = "a string"
+    def __init__(self, *choices: str | int) -> None:
+        super().__init__(_one_of([toml_value(c) for c in choices]))
+        self.choices = choices
+        self.expects = _kind(choices[0])
 
-    def __init__(self, choices: Sequence[str] | Callable[[], Sequence[str]]) -> None:
-        self._choices = choices
-
-    def choices(self) -> tuple[str, ...]:
-        """The allowed strings."""
-        return tuple(self._choices() if callable(self._choices) else self._choices)
-
-    def allowed(self) -> str:
-        return _one_of([toml_value(c) for c in self.choices()])
-
-    def __call__(self, value: object) -> str:
-        if not isinstance(value, str):
+    def __call__(self, value: Any) -> Any:
+        if type(value) is not type(self.choices[0]):  # bool is no int here
             raise self.wrong_type(value)
-        choices = self.choices()
-        if value not in choices:
-            guess = _closest(value, choices)
+        if value not in self.choices:
+            guess = (
+                _closest(value, [str(c) for c in self.choices]) if isinstance(value, str) else None
+            )
             raise self.not_allowed(value, f" (did you mean {toml_value(guess)}?)" if guess else "")
         return value
 
 
-class IntChoice(Parser):
-    """One of a fixed set of whole numbers."""
+class Whole(Check):
+    """A whole number from ``low`` to ``high`` (None: no limit), or one of ``also``."""
 
     expects = "a whole number"
 
-    def __init__(self, choices: Sequence[int]) -> None:
-        self.choices = tuple(choices)
+    def __init__(
+        self, low: int, high: int | None = None, allowed: str = "", also: tuple[int, ...] = ()
+    ) -> None:
+        super().__init__(allowed or f"a whole number, {low} or more")
+        self.low, self.high, self.also = low, high, also
 
-    def allowed(self) -> str:
-        return _one_of([str(c) for c in self.choices])
-
-    def __call__(self, value: object) -> int:
+    def __call__(self, value: Any) -> int:
         if not _is_int(value):
             raise self.wrong_type(value)
-        assert isinstance(value, int)
-        if value not in self.choices:
+        if value not in self.also and not (
+            self.low <= value and (self.high is None or value <= self.high)
+        ):
             raise self.not_allowed(value)
-        return value
+        return cast(int, value)
 
 
-class Count(Parser):
-    """A whole number, ``minimum`` or more."""
+class AutoOr(Check):
+    """``"auto"`` or a whole number, ``low`` or more."""
 
-    expects = "a whole number"
+    expects = '"auto" or a whole number'
 
-    def __init__(self, minimum: int = 0) -> None:
-        self.minimum = minimum
+    def __init__(self, low: int) -> None:
+        super().__init__(f'"auto" or a whole number, {low} or more')
+        self.number = Whole(low, allowed=self.allowed)
+        self.number.expects = self.expects
 
-    def allowed(self) -> str:
-        return f"a whole number, {self.minimum} or more"
-
-    def __call__(self, value: object) -> int:
-        if not _is_int(value):
-            raise self.wrong_type(value)
-        assert isinstance(value, int)
-        if value < self.minimum:
+    def __call__(self, value: Any) -> int | Literal["auto"]:
+        if value == "auto":
+            return "auto"
+        if isinstance(value, str):
             raise self.not_allowed(value)
-        return value
+        return self.number(value)
 
 
-class Text(Parser):
+class Text(Check):
     """A non-empty string on one line."""
 
     expects = "a string"
 
-    def allowed(self) -> str:
-        return "a non-empty string"
+    def __init__(self) -> None:
+        super().__init__("a non-empty string")
 
-    def __call__(self, value: object) -> str:
+    def __call__(self, value: Any) -> str:
         if not isinstance(value, str):
             raise self.wrong_type(value)
         if not value.strip() or any(ord(ch) < 32 for ch in value):
@@ -277,188 +221,15 @@ class Text(Parser):
         return value
 
 
-class AutoOrCount(Parser):
-    """``"auto"`` or a whole number, ``minimum`` or more."""
-
-    expects = '"auto" or a whole number'
-
-    def __init__(self, minimum: int = 0) -> None:
-        self.count = Count(minimum)
-
-    def allowed(self) -> str:
-        return f'"auto" or {self.count.allowed()}'
-
-    def __call__(self, value: object) -> int | Literal["auto"]:
-        if value == "auto":
-            return "auto"
-        if isinstance(value, str):
-            raise self.not_allowed(value)
-        if not _is_int(value):
-            raise self.wrong_type(value)
-        assert isinstance(value, int)
-        if value < self.count.minimum:
-            raise self.not_allowed(value)
-        return value
-
-
-class Names(Parser):
-    """A list of ``low`` to ``high`` distinct, non-empty names (stripped of outer spaces)."""
-
-    expects = "a list of names"
-
-    def __init__(self, low: int, high: int) -> None:
-        self.low = low
-        self.high = high
-
-    def allowed(self) -> str:
-        return f'a list of {self.low} to {self.high} distinct names, e.g. ["Anna", "Ben"]'
-
-    def __call__(self, value: object) -> tuple[str, ...]:
-        if not isinstance(value, list):
-            raise self.wrong_type(value)
-        names: list[str] = []
-        for number, item in enumerate(value, 1):
-            if not isinstance(item, str):
-                raise ValueError(
-                    f"name {number} ({_show(item)}) is {_kind(item)}, not a string;"
-                    f" use {self.allowed()}"
-                )
-            name = item.strip()
-            if not name:
-                raise ValueError(f"name {number} is empty; use {self.allowed()}")
-            if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
-                raise ValueError(
-                    f"name {number} ({_show(item)}) contains a control character;"
-                    f" use {self.allowed()}"
-                )
-            names.append(name)
-        if not self.low <= len(names) <= self.high:
-            plural = "" if len(names) == 1 else "s"
-            raise ValueError(f"{_show(value)} has {len(names)} name{plural}; use {self.allowed()}")
-        seen: dict[str, str] = {}
-        for name in names:
-            other = seen.get(name.casefold())
-            if other is not None:
-                same = (
-                    f"{_show(name)} is given twice"
-                    if other == name
-                    else f"{_show(other)} and {_show(name)} are the same name"
-                )
-                raise ValueError(f"{same}; use {self.allowed()}")
-            seen[name.casefold()] = name
-        return tuple(names)
-
-
-class Flag(Parser):
-    """``true`` or ``false``."""
-
-    expects = "a boolean"
-
-    def allowed(self) -> str:
-        return "true or false"
-
-    def __call__(self, value: object) -> bool:
-        if not isinstance(value, bool):
-            raise self.wrong_type(value)
-        return value
-
-
-class Pin(Parser):
-    """A BCM GPIO number, 0-27 (the range on the 40-pin header)."""
-
-    expects = "a whole number"
-
-    def allowed(self) -> str:
-        return "a BCM GPIO number, 0 to 27"
-
-    def __call__(self, value: object) -> int:
-        if not _is_int(value):
-            raise self.wrong_type(value)
-        assert isinstance(value, int)
-        if not 0 <= value <= 27:
-            raise self.not_allowed(value)
-        return value
-
-
-class Pins(Parser):
-    """A list of ``low`` to ``high`` distinct BCM GPIO numbers, one per seat."""
-
-    expects = "a list of pins"
-
-    def __init__(self, low: int, high: int) -> None:
-        self.low = low
-        self.high = high
-        self.pin = Pin()
-
-    def allowed(self) -> str:
-        return f"a list of {self.low} to {self.high} distinct BCM GPIO numbers (0 to 27), one per seat"
-
-    def __call__(self, value: object) -> tuple[int, ...]:
-        if not isinstance(value, list):
-            raise self.wrong_type(value)
-        for number, item in enumerate(value, 1):
-            if not _is_int(item) or not 0 <= item <= 27:
-                raise ValueError(f"pin {number} ({_show(item)}) is not allowed; use {self.allowed()}")
-        if not self.low <= len(value) <= self.high:
-            raise ValueError(f"{_show(value)} has {len(value)} pins; use {self.allowed()}")
-        if len(set(value)) != len(value):
-            raise ValueError(f"{_show(value)} gives a pin twice; use {self.allowed()}")
-        return tuple(value)
-
-
-class I2cAddress(Parser):
-    """A 7-bit I2C address, 0x03-0x77; with ``optional`` also 0 (none)."""
-
-    expects = "a whole number"
-
-    def __init__(self, optional: bool = False) -> None:
-        self.optional = optional
-
-    def allowed(self) -> str:
-        return ("0 (none) or " if self.optional else "") + "an I2C address, 0x03 to 0x77"
-
-    def __call__(self, value: object) -> int:
-        if not _is_int(value):
-            raise self.wrong_type(value)
-        assert isinstance(value, int)
-        if not (0x03 <= value <= 0x77 or (self.optional and value == 0)):
-            raise self.not_allowed(value)
-        return value
-
-
-class Channels(Parser):
-    """A list of up to ``high`` TCA9548A channels (0-7), one per seat; ``[]`` = none."""
-
-    expects = "a list of channels"
-
-    def __init__(self, high: int) -> None:
-        self.high = high
-
-    def allowed(self) -> str:
-        return f"[] or a list of up to {self.high} multiplexer channels (0 to 7), one per seat"
-
-    def __call__(self, value: object) -> tuple[int, ...]:
-        if not isinstance(value, list):
-            raise self.wrong_type(value)
-        for number, item in enumerate(value, 1):
-            if not _is_int(item) or not 0 <= item <= 7:
-                raise ValueError(
-                    f"channel {number} ({_show(item)}) is not allowed; use {self.allowed()}"
-                )
-        if len(value) > self.high:
-            raise ValueError(f"{_show(value)} has {len(value)} channels; use {self.allowed()}")
-        return tuple(value)
-
-
-class DirPath(Parser):
+class DirPath(Check):
     """``""`` (the default location), an absolute path or a path starting with ``~``."""
 
     expects = "a string"
 
-    def allowed(self) -> str:
-        return '"" (the default), an absolute path or a path starting with ~'
+    def __init__(self) -> None:
+        super().__init__('"" (the default), an absolute path or a path starting with ~')
 
-    def __call__(self, value: object) -> str:
+    def __call__(self, value: Any) -> str:
         if not isinstance(value, str):
             raise self.wrong_type(value)
         if "\0" in value:
@@ -468,87 +239,281 @@ class DirPath(Parser):
         return value
 
 
-# --- the schema ---------------------------------------------------------------------------
+class Names(Check):
+    """A list of ``low`` to ``high`` distinct, non-empty names (stripped of outer spaces)."""
+
+    expects = "a list of names"
+
+    def __init__(self, low: int, high: int) -> None:
+        super().__init__(f'a list of {low} to {high} distinct names, e.g. ["Anna", "Ben"]')
+        self.counts = range(low, high + 1)
+
+    def __call__(self, value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise self.wrong_type(value)
+        names: list[str] = []
+        for number, item in enumerate(value, 1):
+            if not isinstance(item, str):
+                raise self.fail(f"name {number} ({_show(item)}) is {_kind(item)}, not a string")
+            name = item.strip()
+            if not name:
+                raise self.fail(f"name {number} is empty")
+            if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
+                raise self.fail(f"name {number} ({_show(item)}) contains a control character")
+            names.append(name)
+        if len(names) not in self.counts:
+            raise self.fail(f"{_show(value)} has {len(names)} name{'' if len(names) == 1 else 's'}")
+        seen: dict[str, str] = {}
+        for name in names:
+            other = seen.get(name.casefold())
+            if other is not None:
+                same = "is given twice" if other == name else f"and {_show(name)} are the same name"
+                raise self.fail(f"{_show(other)} {same}")
+            seen[name.casefold()] = name
+        return tuple(names)
 
 
-@dataclass(frozen=True)
-class Option:
-    """One configuration key: dotted key, default TOML value, one-line doc, parser."""
+class Numbers(Check):
+    """A list of whole numbers 0 to ``top`` (pins, channels), as many as ``counts`` allows."""
 
-    key: str
-    default: Any
-    doc: str
-    parse: Parser
+    def __init__(self, item: str, top: int, counts: range, distinct: bool, allowed: str) -> None:
+        super().__init__(allowed)
+        self.item, self.top, self.counts, self.distinct = item, top, counts, distinct
+        self.expects = f"a list of {item}s"
 
-    @property
-    def section(self) -> str:
-        """The section (TOML table) the key is in: ``game``."""
-        return self.key.partition(".")[0]
+    def __call__(self, value: Any) -> tuple[int, ...]:
+        if not isinstance(value, list):
+            raise self.wrong_type(value)
+        for number, item in enumerate(value, 1):
+            if not _is_int(item) or not 0 <= item <= self.top:
+                raise self.fail(f"{self.item} {number} ({_show(item)}) is not allowed")
+        if len(value) not in self.counts:
+            raise self.fail(f"{_show(value)} has {len(value)} {self.item}s")
+        if self.distinct and len(set(value)) != len(value):
+            raise self.fail(f"{_show(value)} gives a {self.item} twice")
+        return tuple(value)
 
-    @property
-    def name(self) -> str:
-        """The key inside its section: ``rules``."""
-        return self.key.partition(".")[2]
+
+# --- the sections --------------------------------------------------------------------------
+
+_T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
+def key(default: _T, allowed: Check, doc: str) -> _T:
+    """A field of a section class: one key with its default, what it allows and a one-line doc."""
+    return attrs.field(default=default, metadata={"allowed": allowed, "doc": doc})
+
+
+def _allowed(attribute: attrs.Attribute[Any]) -> Check:
+    return cast(Check, attribute.metadata["allowed"])
+
+
+_COUNT = Whole(0)
+_PATH = DirPath()
+_PINS = Numbers(
+    "pin", 27, range(2, 5), True, "a list of 2 to 4 distinct BCM GPIO numbers (0 to 27), one per seat"
+)
+
+
+@attrs.frozen
 class GameConfig:
-    """The ``[game]`` section: rule profile, players and rule variants."""
+    """The game: rule profile, players and rule variants."""
 
-    rules: str = "de"
-    players: tuple[str, ...] = ("Player 1", "Player 2")
-    rack: int = 7
-    target: int = 0
-    challenge: str = "double"
-    move_limit: int = 0
-    move_limit_action: str = "warn"
-    clock: int = 0
-    overtime: int | Literal["auto"] = "auto"
-    challenge_seconds: int = 20
-    refill: str = "block"
+    rules: str = key("de", OneOf(*profile_names()), "Rule profile the game is played by.")
+    players: tuple[str, ...] = key(
+        ("Player 1", "Player 2"),
+        Names(2, 4),
+        "Player names in turn order (en-tournament is for 2 players).",
+    )
+    rack: int = key(
+        7,
+        OneOf(7, 9),
+        "Tiles on a rack: 7, or 9 for the 9-tile variant (a bingo is still 7 tiles or more).",
+    )
+    target: int = key(
+        0, _COUNT, "Finish-line target score: the game ends when a play reaches it; 0 = off."
+    )
+    challenge: str = key(
+        "double",
+        OneOf("double", "five"),
+        "en-tournament only: double (a wrong challenger loses the turn) or five"
+        " (the player gets 5 points per wrong challenge).",
+    )
+    move_limit: int = key(0, _COUNT, "Time limit per move in seconds; 0 = off.")
+    move_limit_action: str = key(
+        "warn",
+        OneOf(*(a.value for a in MoveLimitAction)),
+        "When the move limit runs out: warn, or pass the turn.",
+    )
+    clock: int = key(0, _COUNT, "Game clock in minutes per player; 0 = off.")
+    overtime: int | Literal["auto"] = key(
+        "auto",
+        AutoOr(0),
+        'Penalty points per started minute over the game clock; "auto" = the profile\'s'
+        " default (10 for en-tournament with a clock, else 0).",
+    )
+    challenge_seconds: int = key(
+        20,
+        Whole(1),
+        "Seconds a challenge window stays open at most (the profile's deadline may close it"
+        " sooner); after a going-out play, until every other seat presses Done.",
+    )
+    refill: str = key(
+        "block",
+        OneOf("block", "warn"),
+        "A Done while a player has not refilled the rack after a play: block it, or warn.",
+    )
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PathsConfig:
-    """The ``[paths]`` section: where the scoreboard keeps its files."""
+    """Where the scoreboard keeps its files."""
 
-    state_dir: str = ""
+    state_dir: str = key(
+        "",
+        _PATH,
+        'Directory for game records and state; "" = $STATE_DIRECTORY (systemd), else'
+        " $XDG_STATE_HOME/scoreboard, else ~/.local/state/scoreboard.",
+    )
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class BoardConfig:
-    """The ``[board]`` section: how to reach the board controller and how to read it."""
+    """The board controller: its serial device and how its readings are settled."""
 
-    link: str = ""
-    pattern: str = "*"
-    baudrate: int = 115200
-    stable_reports: int = 2
-    stable_ms: int = 300
-    timeout_ms: int = 1500
-    read_timeout_ms: int = 3000
+    link: str = key(
+        "",
+        _PATH,
+        'Serial device of the board controller; "" = the first /dev/serial/by-id entry'
+        " matching board.pattern.",
+    )
+    pattern: str = key(
+        "*", Text(), 'Glob for the controller\'s /dev/serial/by-id name, e.g. "usb-*Scoreboard*".'
+    )
+    baudrate: int = key(115200, Whole(1200), "Baud rate (a UART link; USB CDC ignores it).")
+    stable_reports: int = key(
+        2,
+        Whole(1),
+        "Reports a cell's new reading must hold before it counts (the host's own debounce).",
+    )
+    stable_ms: int = key(
+        300, _COUNT, "Milliseconds a cell's new reading must hold before it counts."
+    )
+    timeout_ms: int = key(
+        1500,
+        Whole(200),
+        "Milliseconds without a valid frame after which the board counts as disconnected.",
+    )
+    read_timeout_ms: int = key(
+        3000,
+        Whole(100),
+        "Milliseconds a Done waits for a settled board read before it shows an error.",
+    )
 
 
-@dataclass(frozen=True)
+def _lexicon(language: str) -> str:
+    return key(
+        "", _PATH, f'Lexicon file for {language} games; "" = the one shipped with the scoreboard.'
+    )
+
+
+@attrs.frozen
 class LexiconConfig:
-    """The ``[lexicon]`` section: the lexicon file per language ("" = the shipped one)."""
+    """Word lists for challenges and blank letters, one per language. Build one from any
+    UTF-8 one-word-per-line list with: scoreboard lexicon build LIST --lang LANG -o FILE."""
 
-    de: str = ""
-    fr: str = ""
-    en: str = ""
+    de: str = _lexicon("German")
+    fr: str = _lexicon("French")
+    en: str = _lexicon("English")
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class ButtonsConfig:
-    """The ``[buttons]`` section: BCM pins of the seat and Menu buttons and their timing."""
+    """Seat buttons on the Pi's GPIO (BCM numbers; each button closes to GND, internal
+    pull-up): per seat a Done and a Challenge button, plus a shared Menu/Pause button.
+    Wiring and pin map: hardware/README.md."""
 
-    done: tuple[int, ...] = (17, 22, 5, 13)
-    challenge: tuple[int, ...] = (27, 23, 6, 19)
-    menu: int = 26
-    allow_reserved: bool = False
-    debounce_ms: int = 30
-    long_ms: int = 2000
-    stuck_ms: int = 10000
+    done: tuple[int, ...] = key(
+        (17, 22, 5, 13),
+        _PINS,
+        "GPIO of each seat's Done button, seat 1 first (2 to 4 seats; extra seats are unused).",
+    )
+    challenge: tuple[int, ...] = key(
+        (27, 23, 6, 19),
+        _PINS,
+        "GPIO of each seat's Challenge button, seat 1 first; as many as buttons.done.",
+    )
+    menu: int = key(
+        26, Whole(0, 27, "a BCM GPIO number, 0 to 27"), "GPIO of the shared Menu/Pause button."
+    )
+    allow_reserved: bool = key(
+        False,
+        OneOf(True, False),
+        "Allow GPIO 0/1 (HAT ID EEPROM), 2/3 (I2C, the OLED) and 14/15 (UART link) for buttons.",
+    )
+    debounce_ms: int = key(
+        30, _COUNT, "Milliseconds a button's new level must hold before it counts."
+    )
+    long_ms: int = key(
+        2000,
+        Whole(1),
+        "Milliseconds held that make a long press (reported at once, no short press follows).",
+    )
+    stuck_ms: int = key(
+        10000,
+        Whole(1),
+        "Milliseconds held after which a button is reported stuck and ignored until released.",
+    )
 
+
+@attrs.frozen
+class DisplayConfig:
+    """The 128x64 OLED on the Pi's I2C bus (luma.oled), or an emulated one. With a TCA9548A
+    multiplexer each seat can have its own display at the same address."""
+
+    driver: str = key(
+        "ssd1306",
+        OneOf("ssd1306", "sh1106", "dummy", "capture"),
+        "Display controller: ssd1306 or sh1106 (I2C), dummy (keeps the last image, no output)"
+        " or capture (writes PNG frames, as --simulate does).",
+    )
+    address: int = key(
+        0x3C,
+        Whole(0x03, 0x77, "an I2C address, 0x03 to 0x77"),
+        "I2C address of the display (0x3C = 60, 0x3D = 61).",
+    )
+    port: int = key(1, _COUNT, "I2C bus number: /dev/i2c-PORT.")
+    rotate: int = key(
+        0,
+        OneOf(0, 1, 2, 3),
+        "Rotation in quarter turns clockwise: 0, or 2 for a display mounted upside down.",
+    )
+    mux_address: int = key(
+        0,
+        Whole(0x03, 0x77, "0 (none) or an I2C address, 0x03 to 0x77", also=(0,)),
+        "I2C address of a TCA9548A multiplexer (usually 0x70 = 112); 0 = no multiplexer.",
+    )
+    seat_channels: tuple[int, ...] = key(
+        (),
+        Numbers(
+            "channel",
+            7,
+            range(5),
+            False,
+            "[] or a list of up to 4 multiplexer channels (0 to 7), one per seat",
+        ),
+        "Multiplexer channel of each seat's display, seat 1 first; [] = one shared display.",
+    )
+
+
+@attrs.frozen
+class UiConfig:
+    """What the players read on the display."""
+
+    language: str = key("de", OneOf("de", "fr", "en"), "Language of the text on the display.")
+
+
+# --- checks across keys --------------------------------------------------------------------
 
 RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
 """GPIO pins buttons may use only with ``buttons.allow_reserved``: ID EEPROM, I2C, UART."""
@@ -563,7 +528,7 @@ def check_buttons(buttons: ButtonsConfig) -> None:
             key="buttons.challenge",
         )
     owner: dict[int, str] = {}
-    for key, pins in (
+    for dotted, pins in (
         ("buttons.done", buttons.done),
         ("buttons.challenge", buttons.challenge),
         ("buttons.menu", (buttons.menu,)),
@@ -573,16 +538,19 @@ def check_buttons(buttons: ButtonsConfig) -> None:
                 raise ConfigError(
                     f"GPIO{pin} is reserved (0/1 HAT ID EEPROM, 2/3 I2C for the OLED, 14/15"
                     " UART link); choose another pin or set buttons.allow_reserved = true",
-                    key=key,
+                    key=dotted,
                 )
             if pin in owner:
-                raise ConfigError(f"GPIO{pin} is already used by {owner[pin]}", key=key)
-            owner[pin] = key
+                raise ConfigError(f"GPIO{pin} is already used by {owner[pin]}", key=dotted)
+            owner[pin] = dotted
     if not buttons.debounce_ms < buttons.long_ms:
-        raise ConfigError(f"{buttons.long_ms} is not more than buttons.debounce_ms", key="buttons.long_ms")
+        raise ConfigError(
+            f"{buttons.long_ms} is not more than buttons.debounce_ms", key="buttons.long_ms"
+        )
     if not buttons.long_ms < buttons.stuck_ms:
-        raise ConfigError(f"{buttons.stuck_ms} is not more than buttons.long_ms", key="buttons.stuck_ms")
-
+        raise ConfigError(
+            f"{buttons.stuck_ms} is not more than buttons.long_ms", key="buttons.stuck_ms"
+        )
 
 
 def check_display(display: DisplayConfig) -> None:
@@ -601,253 +569,14 @@ def check_display(display: DisplayConfig) -> None:
             key="display.mux_address",
         )
 
-@dataclass(frozen=True)
-class DisplayConfig:
-    """The ``[display]`` section: the OLED (or an emulated one) and how it is reached."""
 
-    driver: str = "ssd1306"
-    address: int = 0x3C
-    port: int = 1
-    rotate: int = 0
-    mux_address: int = 0
-    seat_channels: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class UiConfig:
-    """The ``[ui]`` section: what the players read."""
-
-    language: str = "de"
-
-
-@dataclass(frozen=True)
-class Section:
-    """A section (TOML table) of the file: its doc and the dataclass holding its values."""
-
-    doc: str
-    values: type[Any]
-
-
-SECTIONS: dict[str, Section] = {
-    "game": Section("The game: rule profile, players and rule variants.", GameConfig),
-    "paths": Section("Where the scoreboard keeps its files.", PathsConfig),
-    "board": Section(
-        "The board controller: its serial device and how its readings are settled.",
-        BoardConfig,
-    ),
-    "lexicon": Section(
-        "Word lists for challenges and blank letters, one per language. Build one from any"
-        " UTF-8 one-word-per-line list with: scoreboard lexicon build LIST --lang LANG -o FILE.",
-        LexiconConfig,
-    ),
-    "buttons": Section(
-        "Seat buttons on the Pi's GPIO (BCM numbers; each button closes to GND, internal"
-        " pull-up): per seat a Done and a Challenge button, plus a shared Menu/Pause button."
-        " Wiring and pin map: hardware/README.md.",
-        ButtonsConfig,
-    ),
-    "display": Section(
-        "The 128x64 OLED on the Pi's I2C bus (luma.oled), or an emulated one. With a TCA9548A"
-        " multiplexer each seat can have its own display at the same address.",
-        DisplayConfig,
-    ),
-    "ui": Section("What the players read on the display.", UiConfig),
-}
-"""Every section, in file order; each is a field of :class:`Config` with the same name."""
-
-OPTIONS: tuple[Option, ...] = (
-    Option(
-        "game.rules",
-        "de",
-        "Rule profile the game is played by.",
-        Choice(profile_names),
-    ),
-    Option(
-        "game.players",
-        ["Player 1", "Player 2"],
-        "Player names in turn order (en-tournament is for 2 players).",
-        Names(2, 4),
-    ),
-    Option(
-        "game.rack",
-        7,
-        "Tiles on a rack: 7, or 9 for the 9-tile variant (a bingo is still 7 tiles or more).",
-        IntChoice((7, 9)),
-    ),
-    Option(
-        "game.target",
-        0,
-        "Finish-line target score: the game ends when a play reaches it; 0 = off.",
-        Count(0),
-    ),
-    Option(
-        "game.challenge",
-        "double",
-        "en-tournament only: double (a wrong challenger loses the turn) or five"
-        " (the player gets 5 points per wrong challenge).",
-        Choice(("double", "five")),
-    ),
-    Option(
-        "game.move_limit",
-        0,
-        "Time limit per move in seconds; 0 = off.",
-        Count(0),
-    ),
-    Option(
-        "game.move_limit_action",
-        "warn",
-        "When the move limit runs out: warn, or pass the turn.",
-        Choice(tuple(a.value for a in MoveLimitAction)),
-    ),
-    Option(
-        "game.clock",
-        0,
-        "Game clock in minutes per player; 0 = off.",
-        Count(0),
-    ),
-    Option(
-        "game.overtime",
-        "auto",
-        'Penalty points per started minute over the game clock; "auto" = the profile\'s'
-        " default (10 for en-tournament with a clock, else 0).",
-        AutoOrCount(0),
-    ),
-    Option(
-        "game.challenge_seconds",
-        20,
-        "Seconds a challenge window stays open at most (the profile's deadline may close it"
-        " sooner); after a going-out play, until every other seat presses Done.",
-        Count(1),
-    ),
-    Option(
-        "game.refill",
-        "block",
-        "A Done while a player has not refilled the rack after a play: block it, or warn.",
-        Choice(("block", "warn")),
-    ),
-    Option(
-        "paths.state_dir",
-        "",
-        'Directory for game records and state; "" = $STATE_DIRECTORY (systemd), else'
-        " $XDG_STATE_HOME/scoreboard, else ~/.local/state/scoreboard.",
-        DirPath(),
-    ),
-    Option(
-        "board.link",
-        "",
-        'Serial device of the board controller; "" = the first /dev/serial/by-id entry'
-        " matching board.pattern.",
-        DirPath(),
-    ),
-    Option(
-        "board.pattern",
-        "*",
-        "Glob for the controller's /dev/serial/by-id name, e.g. \"usb-*Scoreboard*\".",
-        Text(),
-    ),
-    Option("board.baudrate", 115200, "Baud rate (a UART link; USB CDC ignores it).", Count(1200)),
-    Option(
-        "board.stable_reports",
-        2,
-        "Reports a cell's new reading must hold before it counts (the host's own debounce).",
-        Count(1),
-    ),
-    Option("board.stable_ms", 300, "Milliseconds a cell's new reading must hold before it counts.", Count(0)),
-    Option(
-        "board.timeout_ms",
-        1500,
-        "Milliseconds without a valid frame after which the board counts as disconnected.",
-        Count(200),
-    ),
-    Option(
-        "board.read_timeout_ms",
-        3000,
-        "Milliseconds a Done waits for a settled board read before it shows an error.",
-        Count(100),
-    ),
-    *(
-        Option(
-            f"lexicon.{lang}",
-            "",
-            f'Lexicon file for {name} games; "" = the one shipped with the scoreboard.',
-            DirPath(),
-        )
-        for lang, name in (("de", "German"), ("fr", "French"), ("en", "English"))
-    ),
-    Option(
-        "buttons.done",
-        [17, 22, 5, 13],
-        "GPIO of each seat's Done button, seat 1 first (2 to 4 seats; extra seats are unused).",
-        Pins(2, 4),
-    ),
-    Option(
-        "buttons.challenge",
-        [27, 23, 6, 19],
-        "GPIO of each seat's Challenge button, seat 1 first; as many as buttons.done.",
-        Pins(2, 4),
-    ),
-    Option("buttons.menu", 26, "GPIO of the shared Menu/Pause button.", Pin()),
-    Option(
-        "buttons.allow_reserved",
-        False,
-        "Allow GPIO 0/1 (HAT ID EEPROM), 2/3 (I2C, the OLED) and 14/15 (UART link) for buttons.",
-        Flag(),
-    ),
-    Option(
-        "buttons.debounce_ms",
-        30,
-        "Milliseconds a button's new level must hold before it counts.",
-        Count(0),
-    ),
-    Option(
-        "buttons.long_ms",
-        2000,
-        "Milliseconds held that make a long press (reported at once, no short press follows).",
-        Count(1),
-    ),
-    Option(
-        "buttons.stuck_ms",
-        10000,
-        "Milliseconds held after which a button is reported stuck and ignored until released.",
-        Count(1),
-    ),
-    Option(
-        "display.driver",
-        "ssd1306",
-        "Display controller: ssd1306 or sh1106 (I2C), dummy (keeps the last image, no output)"
-        " or capture (writes PNG frames, as --simulate does).",
-        Choice(("ssd1306", "sh1106", "dummy", "capture")),
-    ),
-    Option("display.address", 0x3C, "I2C address of the display (0x3C = 60, 0x3D = 61).", I2cAddress()),
-    Option("display.port", 1, "I2C bus number: /dev/i2c-PORT.", Count(0)),
-    Option(
-        "display.rotate",
-        0,
-        "Rotation in quarter turns clockwise: 0, or 2 for a display mounted upside down.",
-        IntChoice((0, 1, 2, 3)),
-    ),
-    Option(
-        "display.mux_address",
-        0,
-        "I2C address of a TCA9548A multiplexer (usually 0x70 = 112); 0 = no multiplexer.",
-        I2cAddress(optional=True),
-    ),
-    Option(
-        "display.seat_channels",
-        [],
-        "Multiplexer channel of each seat's display, seat 1 first; [] = one shared display.",
-        Channels(4),
-    ),
-    Option("ui.language", "de", "Language of the text on the display.", Choice(("de", "fr", "en"))),
-)
-"""Every configuration key, in file order."""
-
-_BY_KEY: dict[str, Option] = {o.key: o for o in OPTIONS}
+# --- the whole configuration ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Config:
-    """The whole configuration; ``source`` is the file it was read from (None: defaults)."""
+    """The whole configuration: one field per section, in file order; ``source`` is the
+    file it was read from (None: defaults)."""
 
     game: GameConfig = field(default_factory=GameConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
@@ -872,7 +601,7 @@ class Config:
         variants: dict[str, tuple[str, Any]] = {  # with_variants argument: (key, value)
             "rack": ("game.rack", g.rack),
             "target": ("game.target", g.target),
-            "challenge": ("game.challenge", g.challenge if g.rules == "en-tournament" else None),
+            "challenge": ("game.challenge", None if base.challenge_kind is None else g.challenge),
             "move_limit": ("game.move_limit", g.move_limit),
             "move_limit_action": ("game.move_limit_action", g.move_limit_action),
             "clock": ("game.clock", g.clock),
@@ -891,15 +620,26 @@ class Config:
 
 def _failing_variant(base: RuleProfile, variants: Mapping[str, tuple[str, Any]]) -> str:
     """The key of the first variant that ``base`` rejects on its own (else ``game``)."""
-    for arg, (key, value) in variants.items():
+    for arg, (dotted, value) in variants.items():
         try:
             base.with_variants(**{arg: value})
         except VariantError:
-            return key
+            return dotted
     return "game"
 
 
-# --- loading ------------------------------------------------------------------------------
+SECTIONS: dict[str, Any] = {
+    f.name: f.default_factory for f in dataclasses.fields(Config) if f.name != "source"
+}
+"""Every section's class by name, in file order (the fields of :class:`Config`)."""
+
+KEYS: dict[str, attrs.Attribute[Any]] = {
+    f"{name}.{a.name}": a for name, section in SECTIONS.items() for a in attrs.fields(section)
+}
+"""Every key's attrs field by dotted key (``game.rules``), in file order."""
+
+
+# --- loading -------------------------------------------------------------------------------
 
 
 def _xdg_dir(variable: str, fallback: str) -> Path:
@@ -949,32 +689,34 @@ def _read_toml(file: Path, how: str) -> dict[str, Any]:
         raise ConfigError(f"not valid TOML: {e}", source=file) from None
 
 
-def _unknown(key: str, source: str | Path | None) -> ConfigError:
+def _unknown(dotted: str, source: str | Path | None) -> ConfigError:
     """The error for a section or key that is not in the schema, with a suggestion."""
-    section, _, name = key.partition(".")
+    section, _, name = dotted.partition(".")
     if section not in SECTIONS:
-        owners = [o.key for o in OPTIONS if o.name == key]  # "rack" outside [game]
+        owners = [k for k, a in KEYS.items() if a.name == dotted]  # "rack" outside [game]
         guess = owners[0] if owners else _closest(section, list(SECTIONS))
         hint = f" (did you mean {guess}?)" if guess else ""
         return ConfigError(
             f"unknown section{hint}; known sections: {', '.join(SECTIONS)}",
-            key=key if owners else section,
+            key=dotted if owners else section,
             source=source,
         )
-    names = [o.name for o in OPTIONS if o.section == section]
+    names = [a.name for a in attrs.fields(SECTIONS[section])]
     if not name:
         return ConfigError(
             f"is a section, not a key; use {section}.KEY with KEY one of: {', '.join(names)}",
             key=section,
             source=source,
         )
-    owners = [o.key for o in OPTIONS if o.name == name]  # a key in the wrong section
+    owners = [k for k, a in KEYS.items() if a.name == name]  # a key in the wrong section
     guess = owners[0] if owners else _closest(name, names)
     if guess and not owners:
         guess = f"{section}.{guess}"
     hint = f" (did you mean {guess}?)" if guess else ""
     return ConfigError(
-        f"unknown key{hint}; known keys in [{section}]: {', '.join(names)}", key=key, source=source
+        f"unknown key{hint}; known keys in [{section}]: {', '.join(names)}",
+        key=dotted,
+        source=source,
     )
 
 
@@ -991,10 +733,9 @@ def _file_items(data: Mapping[str, Any], source: Path) -> Iterator[tuple[str, An
                 source=source,
             )
         for name, value in table.items():
-            key = f"{section}.{name}"
-            if key not in _BY_KEY:
-                raise _unknown(key, source)
-            yield key, value
+            if f"{section}.{name}" not in KEYS:
+                raise _unknown(f"{section}.{name}", source)
+            yield f"{section}.{name}", value
 
 
 def _toml_or_string(text: str) -> Any:
@@ -1008,31 +749,34 @@ def _toml_or_string(text: str) -> Any:
 
 def _override_item(item: str) -> tuple[str, Any]:
     """(dotted key, value) of a ``KEY=VALUE`` override; unknown keys raise."""
-    key, sep, text = item.partition("=")
-    key = key.strip()
-    if not sep or not key:
+    dotted, sep, text = item.partition("=")
+    dotted = dotted.strip()
+    if not sep or not dotted:
         raise ConfigError(
             f'{item!r} is not KEY=VALUE; e.g. game.rack=9 or game.players=["Anna", "Ben"]',
             source=SET_SOURCE,
         )
-    if key not in _BY_KEY:
-        raise _unknown(key, SET_SOURCE)
-    return key, _toml_or_string(text.strip())
+    if dotted not in KEYS:
+        raise _unknown(dotted, SET_SOURCE)
+    return dotted, _toml_or_string(text.strip())
 
 
-def _parse(key: str, value: Any, source: str | Path) -> Any:
+def _parse(dotted: str, value: Any, source: str | Path) -> Any:
     try:
-        return _BY_KEY[key].parse(value)
-    except ValueError as e:
-        raise ConfigError(str(e), key=key, source=source) from None
+        return _allowed(KEYS[dotted])(value)
+    except ConfigError as e:
+        raise ConfigError(e.message, key=dotted, source=source) from None
 
 
 def _build(values: Mapping[str, Any], source: Path | None) -> Config:
-    sections = {
-        name: section.values(**{o.name: values[o.key] for o in OPTIONS if o.section == name})
-        for name, section in SECTIONS.items()
-    }
-    return Config(**sections, source=source)
+    """The configuration of ``values`` (dotted key: typed value), defaults for the rest."""
+    tables: dict[str, dict[str, Any]] = {name: {} for name in SECTIONS}
+    for dotted, value in values.items():
+        section, _, name = dotted.partition(".")
+        tables[section][name] = value
+    return Config(
+        **{name: SECTIONS[name](**table) for name, table in tables.items()}, source=source
+    )
 
 
 def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -> Config:
@@ -1046,16 +790,16 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
     The rule profile and player count are checked too (see :meth:`Config.rule_profile`).
     """
     file, how = _config_file(path)
-    values: dict[str, Any] = {o.key: o.parse(o.default) for o in OPTIONS}
+    values: dict[str, Any] = {}
     origin: dict[str, str | Path] = {}
     if file is not None:
-        for key, value in _file_items(_read_toml(file, how), file):
-            values[key] = _parse(key, value, file)
-            origin[key] = file
+        for dotted, value in _file_items(_read_toml(file, how), file):
+            values[dotted] = _parse(dotted, value, file)
+            origin[dotted] = file
     for item in overrides:
-        key, value = _override_item(item)
-        values[key] = _parse(key, value, SET_SOURCE)
-        origin[key] = SET_SOURCE
+        dotted, value = _override_item(item)
+        values[dotted] = _parse(dotted, value, SET_SOURCE)
+        origin[dotted] = SET_SOURCE
     config = _build(values, file)
     try:
         check_buttons(config.buttons)
@@ -1066,7 +810,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
     return config
 
 
-# --- state directory ----------------------------------------------------------------------
+# --- state directory -----------------------------------------------------------------------
 
 
 def _state_dir_path(config: Config) -> tuple[Path, str]:
@@ -1108,41 +852,37 @@ def state_dir(config: Config, create: bool = True) -> Path:
     return path
 
 
-# --- output -------------------------------------------------------------------------------
-
-
-def _plain(value: object) -> Any:
-    return list(value) if isinstance(value, tuple) else value
+# --- output --------------------------------------------------------------------------------
 
 
 def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:
-    """The settings as ``{section: {key: value}}`` with TOML-type values (lists, not tuples)."""
-    result: dict[str, dict[str, Any]] = {}
-    for name in SECTIONS:
-        values = getattr(config, name)
-        result[name] = {f.name: _plain(getattr(values, f.name)) for f in dataclasses.fields(values)}
-    return result
+    """The settings as ``{section: {key: value}}`` with TOML-type values (lists, not tuples:
+    the classic ``attr.asdict`` turns them into lists, ``attrs.asdict`` keeps them)."""
+    return {name: attr.asdict(getattr(config, name)) for name in SECTIONS}
 
 
 def _comment(text: str) -> list[str]:
-    return textwrap.wrap(text, width=88, initial_indent="# ", subsequent_indent="# ")
+    return textwrap.wrap(
+        " ".join(text.split()), width=88, initial_indent="# ", subsequent_indent="# "
+    )
 
 
 def default_toml() -> str:
-    """A complete config file: every key with its default, doc and allowed values."""
+    """A complete config file (written with tomli-w): every key with its default, doc and
+    allowed values."""
     lines = [
         "# Scoreboard configuration (TOML). Every key is listed with its default value;",
         "# leave a key out to keep its default. Unknown keys are errors.",
         "# Override a key on the command line with --set KEY=VALUE, e.g. --set game.rack=9.",
     ]
-    for name, section in SECTIONS.items():
-        lines += ["", *_comment(section.doc), f"[{_toml_key(name)}]"]
-        for option in OPTIONS:
-            if option.section == name:
-                lines += [
-                    "",
-                    *_comment(option.doc),
-                    *_comment(f"Allowed: {option.parse.allowed()}."),
-                ]
-                lines.append(f"{_toml_key(option.name)} = {toml_value(option.default)}")
+    for name, table in config_to_dict(Config()).items():
+        lines += ["", *_comment(SECTIONS[name].__doc__), tomli_w.dumps({name: {}}).rstrip()]
+        for key_name, value in table.items():
+            attribute = KEYS[f"{name}.{key_name}"]
+            lines += [
+                "",
+                *_comment(attribute.metadata["doc"]),
+                *_comment(f"Allowed: {_allowed(attribute).allowed}."),
+                tomli_w.dumps({key_name: value}).rstrip(),
+            ]
     return "\n".join(lines) + "\n"

@@ -29,6 +29,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO
 
+import attrs
+
 from drivers.board.link import BoardLink
 from drivers.board.serial_link import Backoff, SerialBoard
 from drivers.buttons.gpio import Buttons, ManualClock, from_settings
@@ -134,7 +136,7 @@ def _build(config: Config, state: Path, simulation: Simulation | None, cleanups:
         sim = SimControl.connect(f"{link}.control", timeout=20.0)
         cleanups.append(sim.close)
         tiles: Callable[[TileSet], TileLookup] = simulated_tiles(state)
-        display_config = replace(config.display, driver="capture", mux_address=0, seat_channels=())
+        display_config = attrs.evolve(config.display, driver="capture", mux_address=0, seat_channels=())
         displays = make_displays(replace(config, display=display_config), out / "screens")
         if simulation.window:
             displays = (*displays, pygame_display())

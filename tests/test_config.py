@@ -6,22 +6,27 @@ import dataclasses
 import stat
 import tomllib
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 
 from engine.errors import ScoreboardError
 from engine.rules import ChallengeOutcome, MoveLimitAction
 from scoreboard.config import (
-    OPTIONS,
+    KEYS,
     SECTIONS,
+    Check,
     Config,
     ConfigError,
+    DisplayConfig,
     GameConfig,
     PathsConfig,
     config_to_dict,
     default_toml,
     load_config,
     state_dir,
+    toml_value,
 )
 
 ENV = ("SCOREBOARD_CONFIG", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "STATE_DIRECTORY")
@@ -75,20 +80,40 @@ def test_defaults_without_a_file() -> None:
     assert config.paths == PathsConfig(state_dir="")
 
 
-def test_schema_defaults_match_the_dataclasses() -> None:
-    keys = [o.key for o in OPTIONS]
-    assert len(keys) == len(set(keys))
-    fields = [
-        f"{name}.{f.name}"
-        for name, section in SECTIONS.items()
-        for f in dataclasses.fields(section.values)
-    ]
-    assert sorted(keys) == sorted(fields)
-    defaults = Config()
-    for option in OPTIONS:
-        typed = getattr(getattr(defaults, option.section), option.name)
-        assert option.parse(option.default) == typed, option.key
-        assert option.doc and "\n" not in option.doc, option.key
+def plain(value: Any) -> Any:
+    """A typed value as TOML has it: lists, not tuples."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+def test_each_section_is_one_class_of_config_with_each_key_declared_once() -> None:
+    fields = [f for f in dataclasses.fields(Config) if f.name != "source"]
+    assert list(SECTIONS) == [f.name for f in fields]
+    classes = list(SECTIONS.values())
+    assert len(set(classes)) == len(classes)  # no section class serves two sections
+    for name, section in SECTIONS.items():
+        assert attrs.has(section), name
+        assert getattr(Config(), name) == section(), name
+    keys = [f"{name}.{a.name}" for name, section in SECTIONS.items() for a in attrs.fields(section)]
+    assert list(KEYS) == keys and len(set(keys)) == len(keys)
+
+
+def test_every_default_is_allowed_and_every_key_and_section_documented() -> None:
+    for dotted, attribute in KEYS.items():
+        doc, allowed = attribute.metadata["doc"], attribute.metadata["allowed"]
+        assert isinstance(allowed, Check), dotted
+        assert allowed(plain(attribute.default)) == attribute.default, dotted
+        assert doc and "\n" not in doc and doc.endswith("."), dotted
+        assert allowed.allowed and "\n" not in allowed.allowed, dotted
+    for name, section in SECTIONS.items():
+        assert section.__doc__ and section.__doc__.strip().endswith("."), name
+
+
+def test_sections_are_frozen_and_copied_with_attrs_evolve() -> None:
+    display = Config().display
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        display.driver = "dummy"  # type: ignore[misc]
+    copy = attrs.evolve(display, driver="capture", seat_channels=())
+    assert copy == DisplayConfig(driver="capture") and display.driver == "ssd1306"
 
 
 def test_full_valid_file(tmp_path: Path) -> None:
@@ -219,6 +244,24 @@ def test_float_is_not_an_int(tmp_path: Path) -> None:
 def test_bool_is_not_an_int(tmp_path: Path, key: str) -> None:
     message = error_of(tmp_path, f"[game]\n{key} = true\n")
     assert f"game.{key}: true is a boolean, not " in message
+
+
+@pytest.mark.parametrize("dotted", list(KEYS))
+def test_every_key_names_the_wrong_type_and_what_is_allowed(dotted: str) -> None:
+    check = KEYS[dotted].metadata["allowed"]
+    with pytest.raises(ConfigError) as info:
+        load_config(overrides=[f"{dotted}=1979-05-27"])  # a TOML date: no key takes one
+    assert info.value.key == dotted and info.value.source == "--set"
+    assert info.value.message == (
+        f"1979-05-27 is a date/time, not {check.expects}; use {check.allowed}"
+    )
+
+
+def test_toml_value_is_one_line_of_toml() -> None:
+    value = ["Zoë", 'a"b\tc\x7f', 7, 1.5, True, [], {"x y": [1]}]
+    assert toml_value(value) == '["Zoë", "a\\"b\\tc\\u007f", 7, 1.5, true, [], {"x y" = [1]}]'
+    assert tomllib.loads(f"v = {toml_value(value)}")["v"] == value
+    assert toml_value(tomllib.loads("v = 1979-05-27T07:32:00")["v"]) == "1979-05-27T07:32:00"
 
 
 def test_value_not_allowed(tmp_path: Path) -> None:
@@ -500,16 +543,18 @@ def test_default_toml_round_trips_to_defaults(tmp_path: Path) -> None:
     text = default_toml()
     data = tomllib.loads(text)
     assert data == {
-        name: {o.name: o.default for o in OPTIONS if o.section == name} for name in SECTIONS
+        name: {a.name: plain(a.default) for a in attrs.fields(section)}
+        for name, section in SECTIONS.items()
     }
+    assert data == config_to_dict(Config())
     config = load_config(write(tmp_path, text))
     assert dataclasses.replace(config, source=None) == Config()
 
 
 def test_default_toml_documents_every_key() -> None:
     text = default_toml()
-    for option in OPTIONS:
-        assert f"\n{option.name} = " in text
+    for dotted in KEYS:
+        assert f"\n{dotted.partition('.')[2]} = " in text
     assert "[game]" in text and "[paths]" in text
     assert '"de", "fr", "en" or "en-tournament"' in text
     assert "0 = off" in text
@@ -525,9 +570,11 @@ def test_config_to_dict() -> None:
     assert set(result) == {"game", "paths", "board", "lexicon", "buttons", "display", "ui"}
     assert result["lexicon"] == {"de": "", "fr": "", "en": ""}
     defaults = {
-        name: {o.name: o.default for o in OPTIONS if o.section == name} for name in SECTIONS
+        name: {a.name: plain(a.default) for a in attrs.fields(section)}
+        for name, section in SECTIONS.items()
     }
     assert config_to_dict(Config()) == defaults  # TOML types: lists, not tuples
+    assert isinstance(config_to_dict(Config())["buttons"]["done"], list)
 
 
 def test_board_section() -> None:
@@ -557,9 +604,9 @@ def test_the_example_file_documents_every_key_and_is_up_to_date() -> None:
     """scoreboard.example.toml is `scoreboard config --defaults`; regenerate it when keys change."""
     from pathlib import Path
 
-    from scoreboard.config import OPTIONS, default_toml
+    from scoreboard.config import KEYS, default_toml
 
     example = (Path(__file__).resolve().parent.parent / "scoreboard.example.toml").read_text(encoding="utf-8")
     assert example == default_toml(), "run: scoreboard config --defaults > scoreboard.example.toml"
-    for option in OPTIONS:
-        assert option.key.split(".")[1] + " =" in example
+    for dotted in KEYS:
+        assert dotted.split(".")[1] + " =" in example
