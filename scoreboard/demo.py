@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.board import Square
+from engine.first_player import FirstPlayerDraw
 from engine.game import Game
 from engine.lexicon import Lexicon
 from engine.placement import Placement
-from engine.first_player import FirstPlayerDraw
 from engine.rules import RuleProfile, get_profile, profile_names
 from engine.tiles import TileSet
 from scoreboard.config import load_config

@@ -26,7 +26,7 @@ from .context import Context
 from .first_draw import draw_read
 from .inputs import BoardRead, ReaderState
 from .judging import judge
-from .state import BlankPick, Confirming, FirstDraw, Idle, Lobby, Playing, Reading, Reads, SettledRun, TableState
+from .state import BlankPick, Confirming, FirstDraw, Idle, Lobby, Playing, Reading, SettledRun, TableState
 
 __all__ = ["board_read", "reader_state"]
 

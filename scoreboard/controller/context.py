@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from engine.lexicon import Lexicon
 from engine.rules import PROFILES, RuleProfile
 from engine.tiles import Tile, TileSet
-from engine.lexicon import Lexicon
 from scoreboard.screens.models import Lang
 
 __all__ = ["Context", "Settings", "TileLookup"]
