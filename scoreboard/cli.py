@@ -1,161 +1,51 @@
-"""The ``scoreboard`` command line (the contract is in DESIGN.md, "CLI contract")."""
+"""The ``scoreboard`` command line (the contract is in DESIGN.md, "CLI contract").
+
+Every subcommand's arguments are declared here; what a subcommand does lives in its own
+module (``replay_cli``, ``config_cli``, ``lexicon_cli``, ``demo``, ``enroll_cli``,
+``export_cli``, ``run_cli``, ``sim.cli``, ``bench``), imported only when that subcommand
+runs: ``scoreboard --help`` and each subcommand's ``--help`` load nothing but this module.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-from engine import gcg
-from engine.errors import ScoreboardError
-from engine.replay import replay
-from engine.rules import RuleProfile, profile_names
+__all__ = ["build_parser", "main"]
 
-if TYPE_CHECKING:
-    from scoreboard.config import Config
-
-EXIT_OK = 0
-EXIT_DISAGREE = 1
-EXIT_UNREADABLE = 2
+# Copies of the engine's registries, so that the help needs no engine (tests check them).
+LANGUAGES = ("de", "fr", "en")
+"""The languages of the lexicons, tile sets and screens."""
+PROFILES = ("de", "fr", "en", "en-tournament")
+"""The rule profiles."""
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    """``scoreboard replay GAME.gcg [--rules PROFILE]``."""
-    path = Path(args.game)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        print(f"{path}: cannot read: {e.strerror}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    try:
-        record = gcg.read(data)
-        profile = record.profile(args.rules)
-        profile.check_players(len(record.players))
-    except ScoreboardError as e:  # GcgError with its line, or rules the record cannot have
-        print(f"{path}: {e}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    report = replay(record, profile)
-    for d in report.disagreements:
-        print(f"{path}: {d}")
-    print(f"replayed {report.events} events: {len(report.disagreements)} disagreements")
-    return EXIT_OK if report.ok else EXIT_DISAGREE
+class Handler:
+    """A subcommand's function, named ``module:function``, imported when it is called."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __call__(self, *args: Any, **kw: Any) -> Any:
+        module, _, name = self.target.partition(":")
+        return getattr(importlib.import_module(module), name)(*args, **kw)
+
+    def __repr__(self) -> str:
+        return f"Handler({self.target!r})"
 
 
-def cmd_config(args: argparse.Namespace) -> int:
-    """``scoreboard config [--config FILE] [--set KEY=VALUE ...] [--defaults]``."""
-    from scoreboard.config import (
-        ConfigError,
-        config_to_dict,
-        default_toml,
-        load_config,
-        state_dir,
-        toml_value,
-    )
-
-    if args.defaults:
-        print(default_toml(), end="")
-        return EXIT_OK
-    try:
-        config = load_config(args.config, args.set)
-        where = state_dir(config, create=False)
-    except ConfigError as e:
-        print(f"scoreboard: {e}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    print(f"# configuration from {config.source or 'the defaults'}; state directory {where}")
-    print(f"# rules: #rules {config.rule_profile().rules_line()}")
-    for section, values in config_to_dict(config).items():
-        print(f"[{section}]")
-        for key, value in values.items():
-            print(f"{key} = {toml_value(value)}")
-    return EXIT_OK
+def _config_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a key")
 
 
-def _load_config(args: argparse.Namespace) -> Config:
-    from scoreboard.config import load_config
+def _letter(text: str) -> str:
+    from scoreboard.enroll_cli import parse_letter
 
-    return load_config(getattr(args, "config", None), getattr(args, "set", []) or [])
-
-
-def cmd_lexicon_build(args: argparse.Namespace) -> int:
-    """``scoreboard lexicon build WORDLIST --lang LANG -o FILE``."""
-    from scoreboard import lexicons
-
-    try:
-        lexicon, report = lexicons.build(args.wordlist, args.lang)
-        lexicons.save(lexicon, args.output)
-    except ScoreboardError as e:
-        print(f"scoreboard: {e}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    except OSError as e:
-        print(f"scoreboard: cannot write {args.output}: {e.strerror}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    for line in report.lines():
-        print(line)
-    print(f"wrote {args.output}: {len(lexicon)} {args.lang} words")
-    return EXIT_OK
-
-
-def cmd_lexicon_check(args: argparse.Namespace) -> int:
-    """``scoreboard lexicon check --lang LANG [--lexicon FILE] [--no-house] WORD...``."""
-    from engine.words import Rejection, normalize
-    from scoreboard import lexicons
-    from scoreboard.config import state_dir
-
-    try:
-        config = _load_config(args)
-        lexicon = lexicons.open_lexicon(
-            args.lang,
-            path=args.lexicon,
-            configured=getattr(config.lexicon, args.lang),
-            state_dir=None if args.no_house else state_dir(config, create=False),
-        )
-    except ScoreboardError as e:
-        print(f"scoreboard: {e}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    all_valid = True
-    for word in args.words:
-        normal = normalize(word, args.lang)
-        valid = not isinstance(normal, Rejection) and normal in lexicon
-        all_valid &= valid
-        shown = normal if isinstance(normal, str) else word
-        reason = f" ({normal.value})" if isinstance(normal, Rejection) else ""
-        print(f"{shown} {'valid' if valid else 'invalid'}{reason}")
-    return EXIT_OK if all_valid else EXIT_DISAGREE
-
-
-def cmd_lexicon_house(args: argparse.Namespace) -> int:
-    """``scoreboard lexicon house list|accept|reject|remove --lang LANG [WORD...]``."""
-    from scoreboard import lexicons
-    from scoreboard.config import state_dir
-
-    try:
-        house = lexicons.HouseList.in_state_dir(state_dir(_load_config(args)), args.lang)
-        if args.action == "list":
-            for word in sorted(house.accept):
-                print(f"accept {word}")
-            for word in sorted(house.reject):
-                print(f"reject {word}")
-            return EXIT_OK
-        if args.action == "remove":
-            removed = house.remove(args.words)
-            for word in removed:
-                print(f"removed {word}")
-            return EXIT_OK if len(removed) == len(args.words) else EXIT_DISAGREE
-        for word in house.add(args.words, accept=args.action == "accept"):
-            print(f"{args.action}ed {word}")
-    except ScoreboardError as e:
-        print(f"scoreboard: {e}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    return EXIT_OK
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    """``scoreboard bench [--json]``: every benchmark's figures."""
-    from scoreboard.bench import run_all
-
-    return run_all(json_output=args.json)
+    return parse_letter(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -178,10 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--rules",
         metavar="PROFILE",
         help="rule profile with optional variants, as in #rules (e.g. 'de' or 'de rack=9'); "
-        f"profiles: {', '.join(profile_names())}. Default: the file's #rules, else a standard "
+        f"profiles: {', '.join(PROFILES)}. Default: the file's #rules, else a standard "
         "2-player tournament record",
     )
-    p.set_defaults(func=cmd_replay)
+    p.set_defaults(func=Handler("scoreboard.replay_cli:cmd_replay"))
 
     p = sub.add_parser(
         "config",
@@ -189,15 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the configuration in effect (file, then --set overrides) as TOML; "
         "with --defaults, a complete commented file of every key and its default.",
     )
-    p.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
-    p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a key")
+    _config_options(p)
     p.add_argument("--defaults", action="store_true", help="print every key with its default and doc")
-    p.set_defaults(func=cmd_config)
+    p.set_defaults(func=Handler("scoreboard.config_cli:cmd_config"))
 
     p = sub.add_parser("lexicon", help="build and check word lists, edit the house lists")
     lsub = p.add_subparsers(dest="lexicon_command", required=True, metavar="ACTION")
-    from engine.words import LANGUAGES
-
     b = lsub.add_parser(
         "build",
         help="build a lexicon file from a UTF-8 one-word-per-line list",
@@ -208,8 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("wordlist", metavar="WORDLIST")
     b.add_argument("--lang", required=True, choices=LANGUAGES)
     b.add_argument("-o", "--output", required=True, metavar="FILE")
-    b.set_defaults(func=cmd_lexicon_build)
-
+    b.set_defaults(func=Handler("scoreboard.lexicon_cli:cmd_lexicon_build"))
     c = lsub.add_parser(
         "check",
         help="say whether words are valid",
@@ -221,8 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--no-house", action="store_true", help="ignore the house lists")
     c.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
     c.add_argument("words", nargs="+", metavar="WORD")
-    c.set_defaults(func=cmd_lexicon_check)
-
+    c.set_defaults(func=Handler("scoreboard.lexicon_cli:cmd_lexicon_check"))
     h = lsub.add_parser(
         "house",
         help="the table's own accept and reject lists",
@@ -240,20 +125,87 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("--lang", required=True, choices=LANGUAGES)
         a.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
         a.add_argument("words", nargs="*" if action == "list" else "+", metavar="WORD")
-        a.set_defaults(func=cmd_lexicon_house)
+        a.set_defaults(func=Handler("scoreboard.lexicon_cli:cmd_lexicon_house"))
 
-    from scoreboard import demo, enroll_cli, export_cli, run_cli
-    from scoreboard.sim import cli as simulator
+    p = sub.add_parser(
+        "demo",
+        help="play a complete scripted game on simulated hardware",
+        description="A complete scripted game through the real service on a simulated board "
+        "(its own process on a pty), mock GPIO and an emulated OLED, on a virtual clock. "
+        "Writes DIR/game.gcg, DIR/screens/*.png, DIR/screens.gif; prints the tally.",
+    )
+    p.add_argument("--rules", default="de", choices=PROFILES, help="rule profile (default de)")
+    p.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default ./demo-out)")
+    p.set_defaults(func=Handler("scoreboard.demo:cmd_demo"))
 
-    demo.add_parser(sub)
-    enroll_cli.add_parser(sub)
-    export_cli.add_parser(sub)
-    run_cli.add_parser(sub)
-    simulator.add_parser(sub)
+    p = sub.add_parser(
+        "enroll",
+        help="teach the scoreboard which tile (tag UID) carries which letter",
+        description="Guided enrollment of a tile set: letter by letter (blank first) put every "
+        "tile of the letter on the board or the racks, press Enter when the count is right, "
+        "then clear the board. Stored letters are kept in the state directory, so a later run "
+        "resumes. Exit 0 when the registry is complete, 1 when stopped before, 2 on an error.",
+    )
+    p.add_argument("--set", dest="tile_set", required=True, choices=LANGUAGES, help="tile set to enroll")
+    p.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    p.add_argument("--link", metavar="PATH", help="board link (serial device, e.g. /dev/serial/by-id/...)")
+    p.add_argument(
+        "--letter",
+        metavar="L",
+        action="append",
+        type=_letter,
+        help="enroll this letter (again), replacing its tiles; '?' or 'blank' for the blank; repeatable",
+    )
+    p.set_defaults(func=Handler("scoreboard.enroll_cli:cmd_enroll"))
+
+    p = sub.add_parser(
+        "export",
+        help="list the journaled games, or export one as GCG or JSON",
+        description="List the games of the journal in the state directory (--list), or write "
+        "one (default: the latest) as GCG or as JSON, the lossless record. Exit 0 when done, "
+        "2 when there is no journal, no game, or the game cannot be read.",
+    )
+    p.add_argument("--list", action="store_true", help="one line per game: id, started, players, rules, status, entries")
+    p.add_argument("--game", type=int, metavar="ID", help="the game to export (default: the latest)")
+    p.add_argument("--format", choices=("gcg", "json"), help="gcg: the scoresheet; json: the lossless record")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    _config_options(p)
+    p.set_defaults(func=Handler("scoreboard.export_cli:cmd_export"), export_parser=p)
+
+    p = sub.add_parser(
+        "run",
+        help="run the scoreboard service",
+        description="Run the scoreboard: the board, the buttons and the display(s) from the "
+        "configuration, or simulated ones with --simulate.",
+    )
+    _config_options(p)
+    p.add_argument("--simulate", action="store_true", help="simulated board, mock GPIO, emulated display")
+    p.add_argument("--link", metavar="PATH", help="with --simulate: a running simulated board's link")
+    p.add_argument("--script", metavar="FILE", help="with --simulate: a table script to play")
+    p.add_argument("--virtual-clock", action="store_true", help="with --script: as fast as events allow")
+    p.add_argument("--window", action="store_true", help="with --simulate: show the display in a window")
+    p.add_argument("--out", metavar="DIR", help="with --simulate: where screens go (default STATE/simulate)")
+    p.set_defaults(func=Handler("scoreboard.run_cli:cmd_run"))
+
+    p = sub.add_parser(
+        "simulate-board",
+        help="run a simulated board controller on a pty",
+        description="Serve the board link protocol from a simulated controller on a pty "
+        "reachable through the symlink PATH, driven by an optional script.",
+    )
+    p.add_argument("--link", required=True, metavar="PATH", help="symlink to create for the pty")
+    p.add_argument("--script", metavar="FILE", help="placements, removals and faults (see the docs)")
+    p.add_argument("--virtual-clock", action="store_true", help="run as fast as the host reads instead of in real time")
+    p.add_argument("--control", metavar="PATH", help="unix socket for control requests (one line each; see the docs)")
+    p.add_argument("--lockstep", action="store_true", help="the clock moves only on 'advance' requests (needs --control)")
+    p.add_argument("--racks", type=int, default=4, choices=range(1, 5), help="racks (default 4)")
+    p.add_argument("--slots", type=int, default=7, choices=range(1, 10), help="slots per rack (default 7)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulated faults")
+    p.set_defaults(func=Handler("scoreboard.sim.cli:cmd_simulate_board"))
 
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")
     p.add_argument("--json", action="store_true", help="last line: one JSON object of all figures")
-    p.set_defaults(func=cmd_bench)
+    p.set_defaults(func=Handler("scoreboard.bench:cmd_bench"))
     return parser
 
 
@@ -261,7 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scoreboard`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "rules", None):  # a bad --rules is a usage error, before any file is read
+    if args.command == "replay" and args.rules:  # a bad --rules is a usage error, before any file is read
+        from engine.errors import ScoreboardError
+        from engine.rules import RuleProfile
+
         try:
             RuleProfile.from_rules_line(args.rules)
         except ScoreboardError as e:

@@ -26,11 +26,11 @@ from engine.first_player import FirstPlayerDraw
 from engine.game import Game
 from engine.lexicon import Lexicon
 from engine.placement import Placement
-from engine.rules import RuleProfile, get_profile, profile_names
+from engine.rules import RuleProfile, get_profile
 from engine.tiles import TileSet
 from scoreboard.config import load_config
 
-__all__ = ["ScriptWriter", "add_parser", "cmd_demo", "demo_script"]
+__all__ = ["ScriptWriter", "cmd_demo", "demo_script"]
 
 SETTLE = 0.8  # seconds for the board to settle before a Done (stabiliser: 2 reports, 0.3 s)
 
@@ -217,21 +217,6 @@ def demo_script(rules: str, players: Sequence[str], lexicon: Lexicon) -> tuple[s
 
 
 # --- the command -------------------------------------------------------------------------------
-
-
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    """Add ``demo`` to the ``scoreboard`` command line."""
-    p = subparsers.add_parser(
-        "demo",
-        help="play a complete scripted game on simulated hardware",
-        description="A complete scripted game through the real service on a simulated board "
-        "(its own process on a pty), mock GPIO and an emulated OLED, on a virtual clock. "
-        "Writes DIR/game.gcg, DIR/screens/*.png, DIR/screens.gif; prints the tally.",
-    )
-    p.add_argument("--rules", default="de", choices=profile_names(), help="rule profile (default de)")
-    p.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default ./demo-out)")
-    p.set_defaults(func=cmd_demo)
-    return p
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -29,7 +29,6 @@ from .enrollment import Enrollment, Prompt
 if TYPE_CHECKING:
     from .config import Config
 from .registry import (
-    SET_KEYS,
     IncompleteRegistryError,
     TileRegistry,
     letter_name,
@@ -58,30 +57,6 @@ def board_opener() -> BoardOpener:
 def parse_letter(text: str) -> str:
     """A letter as ``--letter`` takes it: ``a`` → ``A``, ``blank`` or ``?`` → ``?``."""
     return BLANK if text.strip().lower() in ("?", "blank") else text.strip().upper()
-
-
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    """Add ``enroll`` to the ``scoreboard`` subcommands; its handler is :func:`cmd_enroll`."""
-    p = subparsers.add_parser(
-        "enroll",
-        help="teach the scoreboard which tile (tag UID) carries which letter",
-        description="Guided enrollment of a tile set: letter by letter (blank first) put every "
-        "tile of the letter on the board or the racks, press Enter when the count is right, "
-        "then clear the board. Stored letters are kept in the state directory, so a later run "
-        "resumes. Exit 0 when the registry is complete, 1 when stopped before, 2 on an error.",
-    )
-    p.add_argument("--set", dest="tile_set", required=True, choices=tuple(SET_KEYS), help="tile set to enroll")
-    p.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
-    p.add_argument("--link", metavar="PATH", help="board link (serial device, e.g. /dev/serial/by-id/...)")
-    p.add_argument(
-        "--letter",
-        metavar="L",
-        action="append",
-        type=parse_letter,
-        help="enroll this letter (again), replacing its tiles; '?' or 'blank' for the blank; repeatable",
-    )
-    p.set_defaults(func=cmd_enroll)
-    return p
 
 
 def _link_path(args: argparse.Namespace, config: Config) -> str:
@@ -294,7 +269,6 @@ def _finish(enrollment: Enrollment, out: TextIO) -> int:
 __all__ = [
     "BoardOpener",
     "NoBoardLinkError",
-    "add_parser",
     "board_opener",
     "cmd_enroll",
     "parse_letter",

@@ -105,27 +105,6 @@ def list_line(game: GameInfo) -> str:
 # --- the command --------------------------------------------------------------------------
 
 
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    """Add ``export`` to the ``scoreboard`` subcommands; its handler is :func:`cmd_export`."""
-    p = subparsers.add_parser(
-        "export",
-        help="list the journaled games, or export one as GCG or JSON",
-        description="List the games of the journal in the state directory (--list), or write "
-        "one (default: the latest) as GCG or as JSON, the lossless record. Exit 0 when done, "
-        "2 when there is no journal, no game, or the game cannot be read.",
-    )
-    p.add_argument(
-        "--list", action="store_true", help="one line per game: id, started, players, rules, status, entries"
-    )
-    p.add_argument("--game", type=int, metavar="ID", help="the game to export (default: the latest)")
-    p.add_argument("--format", choices=("gcg", "json"), help="gcg: the scoresheet; json: the lossless record")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    p.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
-    p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a key")
-    p.set_defaults(func=cmd_export, export_parser=p)
-    return p
-
-
 def cmd_export(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     """Run ``scoreboard export``; ``out`` (default stdout) is injectable for tests."""
     parser: argparse.ArgumentParser = args.export_parser
@@ -174,7 +153,6 @@ __all__ = [
     "EXIT_ERROR",
     "EXIT_OK",
     "ExportError",
-    "add_parser",
     "cmd_export",
     "game_to_gcg",
     "game_to_json",

@@ -36,7 +36,7 @@ from scoreboard.scripted import ScriptedJournal, ScriptPlayer, resume_point
 from scoreboard.service import GameJournal, Service
 from scoreboard.table_script import Line, parse
 
-__all__ = ["add_parser", "build_table", "cmd_run", "run"]
+__all__ = ["build_table", "cmd_run", "run"]
 
 log = logging.getLogger(__name__)
 
@@ -113,26 +113,6 @@ def run(
 # --- the command -------------------------------------------------------------------------------
 
 
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    """Add ``run`` to the ``scoreboard`` command line."""
-    p = subparsers.add_parser(
-        "run",
-        help="run the scoreboard service",
-        description="Run the scoreboard: the board, the buttons and the display(s) from the "
-        "configuration, or simulated ones with --simulate.",
-    )
-    p.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
-    p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a key")
-    p.add_argument("--simulate", action="store_true", help="simulated board, mock GPIO, emulated display")
-    p.add_argument("--link", metavar="PATH", help="with --simulate: a running simulated board's link")
-    p.add_argument("--script", metavar="FILE", help="with --simulate: a table script to play")
-    p.add_argument("--virtual-clock", action="store_true", help="with --script: as fast as events allow")
-    p.add_argument("--window", action="store_true", help="with --simulate: show the display in a window")
-    p.add_argument("--out", metavar="DIR", help="with --simulate: where screens go (default STATE/simulate)")
-    p.set_defaults(func=cmd_run)
-    return p
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """``scoreboard run``; exit 0 when stopped, 2 when it cannot start."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -195,11 +175,9 @@ def power_off(command: Sequence[str] = ("systemctl", "poweroff")) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m scoreboard.run_cli ...`` (the same as ``scoreboard run``)."""
-    parser = argparse.ArgumentParser(prog="scoreboard")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_parser(sub)
-    args = parser.parse_args(["run", *(sys.argv[1:] if argv is None else argv)])
-    return int(args.func(args))
+    from scoreboard.cli import main as scoreboard
+
+    return scoreboard(["run", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

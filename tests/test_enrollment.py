@@ -19,6 +19,7 @@ from engine.board import Square
 from engine.errors import ScoreboardError, UnknownTileError
 from engine.tiles import GERMAN
 from scoreboard import enroll_cli
+from scoreboard.cli import build_parser
 from scoreboard.enrollment import Enrollment, IssueKind, NotReadyError, Phase, Prompt
 from scoreboard.registry import (
     IncompleteRegistryError,
@@ -310,9 +311,7 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="scoreboard")
-    enroll_cli.add_parser(parser.add_subparsers(dest="command", required=True))
-    return parser.parse_args(["enroll", *argv])
+    return build_parser().parse_args(["enroll", *argv])
 
 
 def run_cli(script: Script, *argv: str) -> tuple[int, str]:

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 
 from . import (
+    core_bench,
     engine_bench,
     lexicon_bench,
     link_bench,
@@ -24,6 +25,7 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
     ("engine", "validate, score and apply one play; replay whole GCG games", engine_bench.run),
     ("lexicon", "load (mmap), memory added, lookup and prefix query per language", lexicon_bench.run),
     ("link", "board link frames parsed and decoded per second, 5% corrupted", link_bench.run),
+    ("core", "undo at move 5 and 50 of a 4-player game, restore with 26 undos, --help against bare python", core_bench.run),
     ("press", "Done press to rendered frame (turn controller + render), with and without the journal's fsync", press_bench.run),
     ("scan", "board controller scan model: full sweep and latency next to tiles", scan_model.run),
     ("service", "peak RSS of scoreboard run --simulate playing the demo game with PNG capture", service_bench.run),
@@ -45,3 +47,8 @@ def run_all(json_output: bool = False) -> int:
     if json_output:
         print(json.dumps({k: round(v, 3) for k, v in figures.items()}))
     return 0
+
+
+def cmd_bench(args: object) -> int:
+    """``scoreboard bench [--json]``: every benchmark's figures."""
+    return run_all(json_output=bool(getattr(args, "json", False)))

@@ -21,30 +21,7 @@ from scoreboard.sim.control import ControlPathError, ControlServer
 from scoreboard.sim.pty import LinkPathError
 from scoreboard.sim.script import Step, parse_script
 
-__all__ = ["add_parser", "cmd_simulate_board", "main"]
-
-
-def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    """Add ``simulate-board`` to the ``scoreboard`` command line."""
-    p = subparsers.add_parser(
-        "simulate-board",
-        help="run a simulated board controller on a pty",
-        description="Serve the board link protocol from a simulated controller on a pty "
-        "reachable through the symlink PATH, driven by an optional script.",
-    )
-    p.add_argument("--link", required=True, metavar="PATH", help="symlink to create for the pty")
-    p.add_argument("--script", metavar="FILE", help="placements, removals and faults (see the docs)")
-    p.add_argument("--virtual-clock", action="store_true",
-                   help="run as fast as the host reads instead of in real time")
-    p.add_argument("--control", metavar="PATH",
-                   help="unix socket for control requests (one line each; see the docs)")
-    p.add_argument("--lockstep", action="store_true",
-                   help="the clock moves only on 'advance' requests (needs --control)")
-    p.add_argument("--racks", type=int, default=4, choices=range(1, 5), help="racks (default 4)")
-    p.add_argument("--slots", type=int, default=7, choices=range(1, 10), help="slots per rack (default 7)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the simulated faults")
-    p.set_defaults(func=cmd_simulate_board)
-    return p
+__all__ = ["cmd_simulate_board", "main"]
 
 
 def cmd_simulate_board(args: argparse.Namespace) -> int:
@@ -96,8 +73,6 @@ def cmd_simulate_board(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m scoreboard.sim --link PATH ...`` (the same as simulate-board)."""
-    parser = argparse.ArgumentParser(prog="scoreboard")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_parser(sub)
-    args = parser.parse_args(["simulate-board", *(sys.argv[1:] if argv is None else argv)])
-    return int(args.func(args))
+    from scoreboard.cli import main as scoreboard
+
+    return scoreboard(["simulate-board", *(sys.argv[1:] if argv is None else argv)])

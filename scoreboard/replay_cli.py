@@ -1,0 +1,43 @@
+"""``scoreboard replay GAME.gcg [--rules PROFILE]``: re-score every event of a game record.
+
+Prints a line per disagreement and last ``replayed N events: M disagreements``; exit 0 when
+M is 0, 1 when not, 2 when the file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine import gcg
+from engine.errors import ScoreboardError
+from engine.replay import replay
+
+__all__ = ["EXIT_DISAGREE", "EXIT_OK", "EXIT_UNREADABLE", "cmd_replay"]
+
+EXIT_OK = 0
+EXIT_DISAGREE = 1
+EXIT_UNREADABLE = 2
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """``scoreboard replay GAME.gcg [--rules PROFILE]``."""
+    path = Path(args.game)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        print(f"{path}: cannot read: {e.strerror}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        record = gcg.read(data)
+        profile = record.profile(args.rules)
+        profile.check_players(len(record.players))
+    except ScoreboardError as e:  # GcgError with its line, or rules the record cannot have
+        print(f"{path}: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    report = replay(record, profile)
+    for d in report.disagreements:
+        print(f"{path}: {d}")
+    print(f"replayed {report.events} events: {len(report.disagreements)} disagreements")
+    return EXIT_OK if report.ok else EXIT_DISAGREE
