@@ -159,13 +159,14 @@ def help_ratio(rounds: int = 15) -> float:
     """``scoreboard --help`` over ``python -c pass``, medians of alternating runs."""
     script = Path(sys.executable).with_name("scoreboard")
     command = [str(script), "--help"] if script.exists() else [sys.executable, "-m", "scoreboard.cli", "--help"]
-    bare, helps = [], []
+    bare: list[float] = []
+    helps: list[float] = []
     for _ in range(rounds):
         for argv, into in (([sys.executable, "-c", "pass"], bare), (command, helps)):
             t0 = time.perf_counter()
             subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
             into.append(time.perf_counter() - t0)
-    return statistics.median(helps) / statistics.median(bare)
+    return float(statistics.median(helps) / statistics.median(bare))
 
 
 def run() -> dict[str, float]:
