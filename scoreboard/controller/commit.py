@@ -26,7 +26,7 @@ from engine.errors import (
     ScoreboardError,
 )
 from engine.events import AdjustScore, Challenge, Command, OverrideRuling, PenalizeTime
-from engine.game import ChallengeResult, Game
+from engine.game import ChallengeResult
 from engine.lexicon import HouseLexicon, Lexicon
 from engine.rules import RuleProfile
 from scoreboard.screens.models import ErrorKind, ErrorScreen, Screen
@@ -126,19 +126,20 @@ def commit(
 
     Returns the new state, its effects and what the engine returned. An engine refusal
     raises (a :class:`ScoreboardError`) before any state is made. ``journal`` False: a
-    restore folding journaled records (nothing is appended, the game's end is known).
+    restore folding journaled records (nothing is appended, the game's end is known); the
+    game being rebuilt is the restore's own and is changed in place.
     """
     phase = s.phase
     assert isinstance(phase, (Playing, Over)), phase
-    before = phase.game
-    game = before.copy()
+    game = phase.game.copy() if journal else phase.game
+    ruling = game.overridable_ruling
     result = game.apply(command)
     fx: Fx = (Append((Committed(command, laid, drawn, returned),)),) if journal else ()
     tiles = track(s.tiles, command, laid, drawn, returned, result)
     s = replace(s, tiles=tiles)
     if isinstance(command, OverrideRuling):
         assert isinstance(result, ChallengeResult)
-        s, words = _house_words(s, before, command, result)
+        s, words = _house_words(s, game.tile_set.language, ruling, command, result)
         fx += words
     if isinstance(phase, Over):
         s = replace(s, phase=replace(phase, game=game))
@@ -154,14 +155,12 @@ def commit(
 
 
 def _house_words(
-    s: TableState, before: Game, command: OverrideRuling, result: ChallengeResult
+    s: TableState, language: str, ruling: Challenge | None, command: OverrideRuling, result: ChallengeResult
 ) -> tuple[TableState, Fx]:
-    """An overridden ruling teaches the table's lists: the words ruled invalid are accepted,
+    """An overridden ``ruling`` teaches the table's lists: the words ruled invalid are accepted,
     the word ruled valid rejected (also on a restore: the list file may have missed them)."""
-    language = before.tile_set.language
     if result.valid:
-        ruling = before.overridable_ruling
-        assert isinstance(ruling, Challenge)
+        assert ruling is not None
         house, accept = set(ruling.invalid_words), True
         s = replace(s, accepted=s.accepted | house, rejected=s.rejected - house)
     else:
