@@ -1,0 +1,373 @@
+"""The configuration's sections: each one attrs class declaring each of its keys once.
+
+A key is a field made with :func:`key`: its name, type, default, what it allows (a
+:class:`~scoreboard.config.checks.Check`) and a one-line doc; the class's docstring
+documents the section. :class:`Config` has one field per section, in file order.
+Checks across keys (:func:`check_buttons`, :func:`check_display`) and the rule profile the
+``[game]`` keys make (:meth:`Config.rule_profile`) are here too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar, cast
+
+import attrs
+
+from engine.errors import UnknownProfileError, VariantError
+from engine.rules import MoveLimitAction, RuleProfile, get_profile, profile_names
+
+from .checks import AutoOr, Check, ConfigError, DirPath, Names, Numbers, OneOf, Text, Whole
+
+__all__ = [
+    "KEYS", "RESERVED_PINS", "SECTIONS", "BoardConfig", "ButtonsConfig", "Config", "DisplayConfig",
+    "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "allowed", "check_buttons",
+    "check_display", "key",
+]
+
+# --- the sections --------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+
+
+def key(default: _T, allowed: Check, doc: str) -> _T:
+    """A field of a section class: one key with its default, what it allows and a one-line doc."""
+    return attrs.field(default=default, metadata={"allowed": allowed, "doc": doc})
+
+
+def allowed(attribute: attrs.Attribute[Any]) -> Check:
+    return cast(Check, attribute.metadata["allowed"])
+
+
+_COUNT = Whole(0)
+_PATH = DirPath()
+_PINS = Numbers(
+    "pin", 27, range(2, 5), True, "a list of 2 to 4 distinct BCM GPIO numbers (0 to 27), one per seat"
+)
+
+
+@attrs.frozen
+class GameConfig:
+    """The game: rule profile, players and rule variants."""
+
+    rules: str = key("de", OneOf(*profile_names()), "Rule profile the game is played by.")
+    players: tuple[str, ...] = key(
+        ("Player 1", "Player 2"),
+        Names(2, 4),
+        "Player names in turn order (en-tournament is for 2 players).",
+    )
+    rack: int = key(
+        7,
+        OneOf(7, 9),
+        "Tiles on a rack: 7, or 9 for the 9-tile variant (a bingo is still 7 tiles or more).",
+    )
+    target: int = key(
+        0, _COUNT, "Finish-line target score: the game ends when a play reaches it; 0 = off."
+    )
+    challenge: str = key(
+        "double",
+        OneOf("double", "five"),
+        "en-tournament only: double (a wrong challenger loses the turn) or five"
+        " (the player gets 5 points per wrong challenge).",
+    )
+    move_limit: int = key(0, _COUNT, "Time limit per move in seconds; 0 = off.")
+    move_limit_action: str = key(
+        "warn",
+        OneOf(*(a.value for a in MoveLimitAction)),
+        "When the move limit runs out: warn, or pass the turn.",
+    )
+    clock: int = key(0, _COUNT, "Game clock in minutes per player; 0 = off.")
+    overtime: int | Literal["auto"] = key(
+        "auto",
+        AutoOr(0),
+        'Penalty points per started minute over the game clock; "auto" = the profile\'s'
+        " default (10 for en-tournament with a clock, else 0).",
+    )
+    challenge_seconds: int = key(
+        20,
+        Whole(1),
+        "Seconds a challenge window stays open at most (the profile's deadline may close it"
+        " sooner); after a going-out play, until every other seat presses Done.",
+    )
+    refill: str = key(
+        "block",
+        OneOf("block", "warn"),
+        "A Done while a player has not refilled the rack after a play: block it, or warn.",
+    )
+
+
+@attrs.frozen
+class PathsConfig:
+    """Where the scoreboard keeps its files."""
+
+    state_dir: str = key(
+        "",
+        _PATH,
+        'Directory for game records and state; "" = $STATE_DIRECTORY (systemd), else'
+        " $XDG_STATE_HOME/scoreboard, else ~/.local/state/scoreboard.",
+    )
+
+
+@attrs.frozen
+class BoardConfig:
+    """The board controller: its serial device and how its readings are settled."""
+
+    link: str = key(
+        "",
+        _PATH,
+        'Serial device of the board controller; "" = the first /dev/serial/by-id entry'
+        " matching board.pattern.",
+    )
+    pattern: str = key(
+        "*", Text(), 'Glob for the controller\'s /dev/serial/by-id name, e.g. "usb-*Scoreboard*".'
+    )
+    baudrate: int = key(115200, Whole(1200), "Baud rate (a UART link; USB CDC ignores it).")
+    stable_reports: int = key(
+        2,
+        Whole(1),
+        "Reports a cell's new reading must hold before it counts (the host's own debounce).",
+    )
+    stable_ms: int = key(
+        300, _COUNT, "Milliseconds a cell's new reading must hold before it counts."
+    )
+    timeout_ms: int = key(
+        1500,
+        Whole(200),
+        "Milliseconds without a valid frame after which the board counts as disconnected.",
+    )
+    read_timeout_ms: int = key(
+        3000,
+        Whole(100),
+        "Milliseconds a Done waits for a settled board read before it shows an error.",
+    )
+
+
+def _lexicon(language: str) -> str:
+    return key(
+        "", _PATH, f'Lexicon file for {language} games; "" = the one shipped with the scoreboard.'
+    )
+
+
+@attrs.frozen
+class LexiconConfig:
+    """Word lists for challenges and blank letters, one per language. Build one from any
+    UTF-8 one-word-per-line list with: scoreboard lexicon build LIST --lang LANG -o FILE."""
+
+    de: str = _lexicon("German")
+    fr: str = _lexicon("French")
+    en: str = _lexicon("English")
+
+
+@attrs.frozen
+class ButtonsConfig:
+    """Seat buttons on the Pi's GPIO (BCM numbers; each button closes to GND, internal
+    pull-up): per seat a Done and a Challenge button, plus a shared Menu/Pause button.
+    Wiring and pin map: hardware/README.md."""
+
+    done: tuple[int, ...] = key(
+        (17, 22, 5, 13),
+        _PINS,
+        "GPIO of each seat's Done button, seat 1 first (2 to 4 seats; extra seats are unused).",
+    )
+    challenge: tuple[int, ...] = key(
+        (27, 23, 6, 19),
+        _PINS,
+        "GPIO of each seat's Challenge button, seat 1 first; as many as buttons.done.",
+    )
+    menu: int = key(
+        26, Whole(0, 27, "a BCM GPIO number, 0 to 27"), "GPIO of the shared Menu/Pause button."
+    )
+    allow_reserved: bool = key(
+        False,
+        OneOf(True, False),
+        "Allow GPIO 0/1 (HAT ID EEPROM), 2/3 (I2C, the OLED) and 14/15 (UART link) for buttons.",
+    )
+    debounce_ms: int = key(
+        30, _COUNT, "Milliseconds a button's new level must hold before it counts."
+    )
+    long_ms: int = key(
+        2000,
+        Whole(1),
+        "Milliseconds held that make a long press (reported at once, no short press follows).",
+    )
+    stuck_ms: int = key(
+        10000,
+        Whole(1),
+        "Milliseconds held after which a button is reported stuck and ignored until released.",
+    )
+
+
+@attrs.frozen
+class DisplayConfig:
+    """The 128x64 OLED on the Pi's I2C bus (luma.oled), or an emulated one. With a TCA9548A
+    multiplexer each seat can have its own display at the same address."""
+
+    driver: str = key(
+        "ssd1306",
+        OneOf("ssd1306", "sh1106", "dummy", "capture"),
+        "Display controller: ssd1306 or sh1106 (I2C), dummy (keeps the last image, no output)"
+        " or capture (writes PNG frames, as --simulate does).",
+    )
+    address: int = key(
+        0x3C,
+        Whole(0x03, 0x77, "an I2C address, 0x03 to 0x77"),
+        "I2C address of the display (0x3C = 60, 0x3D = 61).",
+    )
+    port: int = key(1, _COUNT, "I2C bus number: /dev/i2c-PORT.")
+    rotate: int = key(
+        0,
+        OneOf(0, 1, 2, 3),
+        "Rotation in quarter turns clockwise: 0, or 2 for a display mounted upside down.",
+    )
+    mux_address: int = key(
+        0,
+        Whole(0x03, 0x77, "0 (none) or an I2C address, 0x03 to 0x77", also=(0,)),
+        "I2C address of a TCA9548A multiplexer (usually 0x70 = 112); 0 = no multiplexer.",
+    )
+    seat_channels: tuple[int, ...] = key(
+        (),
+        Numbers(
+            "channel",
+            7,
+            range(5),
+            False,
+            "[] or a list of up to 4 multiplexer channels (0 to 7), one per seat",
+        ),
+        "Multiplexer channel of each seat's display, seat 1 first; [] = one shared display.",
+    )
+
+
+@attrs.frozen
+class UiConfig:
+    """What the players read on the display."""
+
+    language: str = key("de", OneOf("de", "fr", "en"), "Language of the text on the display.")
+
+
+# --- checks across keys --------------------------------------------------------------------
+
+RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
+"""GPIO pins buttons may use only with ``buttons.allow_reserved``: ID EEPROM, I2C, UART."""
+
+
+def check_buttons(buttons: ButtonsConfig) -> None:
+    """Raise :class:`ConfigError` naming the key when ``[buttons]`` does not fit together."""
+    if len(buttons.challenge) != len(buttons.done):
+        raise ConfigError(
+            f"{len(buttons.challenge)} pins for {len(buttons.done)} Done pins; give one"
+            " Challenge pin per seat",
+            key="buttons.challenge",
+        )
+    owner: dict[int, str] = {}
+    for dotted, pins in (
+        ("buttons.done", buttons.done),
+        ("buttons.challenge", buttons.challenge),
+        ("buttons.menu", (buttons.menu,)),
+    ):
+        for pin in pins:
+            if pin in RESERVED_PINS and not buttons.allow_reserved:
+                raise ConfigError(
+                    f"GPIO{pin} is reserved (0/1 HAT ID EEPROM, 2/3 I2C for the OLED, 14/15"
+                    " UART link); choose another pin or set buttons.allow_reserved = true",
+                    key=dotted,
+                )
+            if pin in owner:
+                raise ConfigError(f"GPIO{pin} is already used by {owner[pin]}", key=dotted)
+            owner[pin] = dotted
+    if not buttons.debounce_ms < buttons.long_ms:
+        raise ConfigError(
+            f"{buttons.long_ms} is not more than buttons.debounce_ms", key="buttons.long_ms"
+        )
+    if not buttons.long_ms < buttons.stuck_ms:
+        raise ConfigError(
+            f"{buttons.stuck_ms} is not more than buttons.long_ms", key="buttons.stuck_ms"
+        )
+
+
+def check_display(display: DisplayConfig) -> None:
+    """Raise :class:`ConfigError` naming the key when ``[display]`` does not fit together."""
+    channels = list(display.seat_channels)
+    if channels and not display.mux_address:
+        raise ConfigError(
+            "seat displays need the multiplexer's address (display.mux_address, e.g. 0x70)",
+            key="display.seat_channels",
+        )
+    if len(set(channels)) != len(channels):
+        raise ConfigError(f"a channel is given twice in {channels}", key="display.seat_channels")
+    if display.mux_address and display.mux_address == display.address:
+        raise ConfigError(
+            f"{display.mux_address:#04x} is the display's own address (display.address)",
+            key="display.mux_address",
+        )
+
+
+# --- the whole configuration ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration: one field per section, in file order; ``source`` is the
+    file it was read from (None: defaults)."""
+
+    game: GameConfig = field(default_factory=GameConfig)
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    board: BoardConfig = field(default_factory=BoardConfig)
+    lexicon: LexiconConfig = field(default_factory=LexiconConfig)
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    ui: UiConfig = field(default_factory=UiConfig)
+    source: Path | None = None
+
+    def rule_profile(self) -> RuleProfile:
+        """The rule profile ``game.rules`` with the variants of ``[game]`` applied.
+
+        Raises :class:`ConfigError` naming the key when a variant or the number of
+        players is not allowed for the profile.
+        """
+        g = self.game
+        try:
+            base = get_profile(g.rules)
+        except UnknownProfileError as e:
+            raise ConfigError(str(e), key="game.rules") from None
+        variants: dict[str, tuple[str, Any]] = {  # with_variants argument: (key, value)
+            "rack": ("game.rack", g.rack),
+            "target": ("game.target", g.target),
+            "challenge": ("game.challenge", None if base.challenge_kind is None else g.challenge),
+            "move_limit": ("game.move_limit", g.move_limit),
+            "move_limit_action": ("game.move_limit_action", g.move_limit_action),
+            "clock": ("game.clock", g.clock),
+            "overtime": ("game.overtime", None if g.overtime == "auto" else g.overtime),
+        }
+        try:
+            profile = base.with_variants(**{arg: value for arg, (_, value) in variants.items()})
+        except VariantError as e:
+            raise ConfigError(str(e), key=_failing_variant(base, variants)) from None
+        try:
+            profile.check_players(len(g.players))
+        except VariantError as e:
+            raise ConfigError(str(e), key="game.players") from None
+        return profile
+
+
+def _failing_variant(base: RuleProfile, variants: Mapping[str, tuple[str, Any]]) -> str:
+    """The key of the first variant that ``base`` rejects on its own (else ``game``)."""
+    for arg, (dotted, value) in variants.items():
+        try:
+            base.with_variants(**{arg: value})
+        except VariantError:
+            return dotted
+    return "game"
+
+
+SECTIONS: dict[str, Any] = {
+    f.name: f.default_factory for f in dataclasses.fields(Config) if f.name != "source"
+}
+"""Every section's class by name, in file order (the fields of :class:`Config`)."""
+
+KEYS: dict[str, attrs.Attribute[Any]] = {
+    f"{name}.{a.name}": a for name, section in SECTIONS.items() for a in attrs.fields(section)
+}
+"""Every key's attrs field by dotted key (``game.rules``), in file order."""
