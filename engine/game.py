@@ -599,7 +599,7 @@ class Game:
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
         if rng is None:
-            rng = random.Random()
+            rng = random.Random.__new__(random.Random)  # (not seeded: its state is set next)
             rng.setstate(self.rng.getstate())
         other.rng = rng
         other.board = self.board.copy()
