@@ -52,12 +52,25 @@ def start_board(folder: Path) -> tuple[subprocess.Popen[bytes], Path]:
 
 
 def service(state: Path, out: Path, link: Path, script: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "scoreboard.run_cli", "--simulate", "--link", str(link), "--script", str(script),
-         "--virtual-clock", "--out", str(out), "--set", f"paths.state_dir={state}",
-         "--set", "game.rules=de", "--set", 'game.players=["Anna", "Ben"]', "--set", "ui.language=de"],
-        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    """The service process; its log goes to ``state.log`` (shown when a run does not end)."""
+    state.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{state}.log", "ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "scoreboard.run_cli", "--simulate", "--link", str(link), "--script", str(script),
+             "--virtual-clock", "--out", str(out), "--set", f"paths.state_dir={state}",
+             "--set", "game.rules=de", "--set", 'game.players=["Anna", "Ben"]', "--set", "ui.language=de"],
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+        )
+
+
+def finished(proc: subprocess.Popen[bytes], state: Path) -> int:
+    """The exit code of a run left alone; one that does not end shows the end of its log."""
+    try:
+        return proc.wait(timeout=PATIENCE)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        tail = Path(f"{state}.log").read_text(encoding="utf-8", errors="replace").splitlines()[-40:]
+        pytest.fail(f"the service did not finish within {PATIENCE:g} s; its log ends:\n" + "\n".join(tail))
 
 
 def journal_game(state: Path) -> tuple[list[Committed], Game | None, dict[str, object] | None]:
@@ -171,7 +184,7 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
                         checked += check_shown(after[len(before):], state)
                         continue
                 else:
-                    code = proc.wait(timeout=PATIENCE)
+                    code = finished(proc, state)
                 assert code == 0
                 committed, game, result = journal_game(state)
                 if game is not None and game.over:
