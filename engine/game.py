@@ -614,13 +614,10 @@ class Game:
         return other
 
     def __eq__(self, other: object) -> bool:
+        """The same state, the copies kept for undo and override included."""
         if not isinstance(other, Game):
             return NotImplemented
-        return all(
-            (mine := getattr(self, name)) is (theirs := getattr(other, name)) or mine == theirs for name in _STATE
-        ) and (
-            self.rng.getstate() == other.rng.getstate()
-        )
+        return _same(self, other, set())
 
     __hash__ = None  # type: ignore[assignment]  # a game changes
 
@@ -799,6 +796,22 @@ _STATE = (
     "_window", "_lose_next", "_turns", "_placed_by", "_before_play", "_before_ruling", "_ruling",
 )
 """What makes a game's state (:meth:`Game.__eq__`); ``tile_set`` follows from the profile."""
+
+def _same(a: Game, b: Game, seen: set[tuple[int, int]]) -> bool:
+    """``a == b``, each pair of games compared once: the copies kept for undo and override
+    share earlier copies, so a plain recursion would walk the same ones again and again."""
+    if a is b or (id(a), id(b)) in seen:
+        return True
+    seen.add((id(a), id(b)))
+    for name in _STATE:
+        mine, theirs = getattr(a, name), getattr(b, name)
+        if isinstance(mine, Game) and isinstance(theirs, Game):
+            if not _same(mine, theirs, seen):
+                return False
+        elif mine is not theirs and mine != theirs:
+            return False
+    return bool(a.rng.getstate() == b.rng.getstate())
+
 
 _HANDLERS: dict[type[Command], Callable[[Game, Any], object]] = {
     Draw: lambda g, c: g.draw(c.player, c.tiles),

@@ -847,3 +847,40 @@ def test_override_command_replays_from_the_log_of_commands() -> None:
     rebuilt = Game.replay(g.profile, g.players, commands)
     assert rebuilt.scores() == [10, -5]
     assert isinstance(commands[0], Draw) and isinstance(commands[2], Play)
+
+
+def test_comparing_games_compares_each_kept_copy_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copies kept for undo and override share earlier copies: a game with many rulings
+    compares with its deep copy in a number of steps that grows with the game, not 2**rulings."""
+    import copy
+
+    import engine.game
+    from randomgame import random_placement
+
+    rng = random.Random(3)
+    g = new_game("de", 4)
+    g.deal()
+    rulings = 0
+    while rulings < 14 and not g.over:
+        placement = random_placement(g, g.turn, rng)
+        if placement is None:
+            g.pass_turn(g.turn)
+            continue
+        player = g.turn
+        g.play(player, placement)
+        g.rule_challenge((player + 1) % 4, ())  # a valid ruling: the play stands
+        rulings += 1
+        if len(g.bag) and not g.over:
+            g.draw(player)
+    assert rulings == 14
+    calls = 0
+    same = engine.game._same
+
+    def counted(*args: object) -> bool:
+        nonlocal calls
+        calls += 1
+        return same(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.game, "_same", counted)
+    assert g == copy.deepcopy(g)
+    assert calls < 100, calls
