@@ -99,3 +99,30 @@ def test_a_service_with_a_panel_per_seat_puts_each_seats_frame_on_its_display(tm
     assert isinstance(service.state.shown.seats[1], UnseenScreen)
     assert isinstance(service.state.shown.seats[0], ScoresScreen) and service.state.shown.seats[0].yours
     service.close()
+
+
+def test_panels_of_seats_without_a_player_show_the_shared_screen_and_follow_a_new_player_count(tmp_path: Path) -> None:
+    r = rig("de", 4, words=("HAUS",))
+    panels = [Display(dummy(width=128, height=64, mode="1")) for _ in range(4)]
+    service = Service(r.table, Journal.open(tmp_path), panels, language="de", clock=lambda: r.now, seat_panels=True)
+    service.start("de", 4)
+
+    def feed(event: object) -> None:
+        service.handle(event)  # type: ignore[arg-type]
+        assert service.state is not None
+        r.state = service.state
+
+    r.feed = feed  # type: ignore[method-assign]
+    r.draw_first("AEIO")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO", 2: "LTAIMEG", 3: "ZUFRIEK"})
+    r.menu(); r.menu(); r.done(1)  # Players: 4 -> 2 for the next game
+    for _ in range(7):
+        r.menu()  # on to New game
+    r.done(1)
+    r.done(2, long=True)  # confirmed: a two-player draw begins
+    assert service.state is not None and service.state.seats == 2
+    for seat in (2, 3):  # no player there now: the shared screen, not the last question
+        assert service.state.shown.seats[seat] == service.state.shown.seats[1]
+        assert panels[seat].image is not None
+        assert panels[seat].image.tobytes() == render(service.state.shown.seats[1], "de").convert("1").tobytes()  # type: ignore[arg-type]
+    service.close()

@@ -50,27 +50,28 @@ def board_read(ctx: Context, s: TableState, event: BoardRead) -> Step:
     )
     if isinstance(s.phase, (Lobby, FirstDraw)):
         return draw_read(ctx, s, snap, event.settled)
-    if not isinstance(s.phase, Playing):
-        return s, ()
     tiles = s.tiles
     tiles = replace(tiles, to_return=frozenset(uid for uid in tiles.to_return if snap.locations_of(uid)))
     s = replace(s, tiles=tiles)
-    if tiles.check_board and event.settled:
+    if tiles.check_board and event.settled and isinstance(s.phase, Playing):
         s = _compare_restored(s, cells)
     tiles = s.tiles
     s = replace(s, tiles=replace(tiles, to_place=frozenset(sq for sq in tiles.to_place if cells.get(sq) != tiles.board.get(sq))))
+    if not isinstance(s.phase, Playing):
+        return s, ()  # over: the tiles are checked off, nothing else is read
     s, fx = _take_draws(ctx, s, snap)
     s, more = _next_player_lays(ctx, s, cells)
     fx += more
     s = _drop_stale_question(s, snap, cells)
-    if event.settled and isinstance(s.mode, Reading):
-        due = [d for d in s.mode.dones if event.at >= d.pressed]
-        rest = tuple(d for d in s.mode.dones if event.at < d.pressed)
-        s = replace(s, mode=Reading(rest) if rest else Idle())
-        for waiting in due:
+    waiting = s.play_mode
+    if event.settled and isinstance(waiting, Reading):
+        due = [d for d in waiting.dones if event.at >= d.pressed]
+        rest = tuple(d for d in waiting.dones if event.at < d.pressed)
+        s = s.with_play_mode(Reading(rest) if rest else Idle())
+        for press in due:
             if not isinstance(s.phase, Playing):
                 break
-            s, more = judge(ctx, s, waiting, snap)
+            s, more = judge(ctx, s, press, snap)
             fx += more
     return s, fx
 
@@ -141,13 +142,13 @@ def _next_player_lays(ctx: Context, s: TableState, cells: dict[Square, bytes]) -
 def _drop_stale_question(s: TableState, snap: BoardSnapshot, cells: dict[Square, bytes]) -> TableState:
     """A pass, exchange or blank question is judged again when its tiles changed."""
     board = s.tiles.board
-    match s.mode:
+    match s.play_mode:
         case Confirming(seat=seat, rack=rack):
             if set(cells) - set(board) or set(snap.rack(seat).values()) != rack:
-                return replace(s, mode=Idle())  # tiles laid or the rack changed after all
+                return s.with_play_mode(Idle())  # tiles laid or the rack changed after all
         case BlankPick(laid=laid):
             if {sq: uid for sq, uid in cells.items() if sq not in board} != dict(laid):
-                return replace(s, mode=Idle())  # the tiles the letters were for moved
+                return s.with_play_mode(Idle())  # the tiles the letters were for moved
         case _:
             pass
     return s

@@ -41,11 +41,11 @@ def press(ctx: Context, s: TableState, e: ButtonEvent) -> Step:
     if seat >= s.seats:
         return s, ()  # a seat that does not play in this game
     match s.mode:
-        case Menu(selected=selected):
+        case Menu(selected=selected, under=under):
             if e.role is Role.DONE and not long:
                 return choose(ctx, s, MENU_ITEMS[selected], seat)
             if e.role is Role.CHALLENGE:
-                return replace(s, mode=Idle()), ()
+                return replace(s, mode=under), ()  # the menu closes: back to what it interrupted
             return s, ()
         case Asking() as asking:
             return asking_button(ctx, s, asking, e.role, seat, long)

@@ -76,8 +76,8 @@ def move_limit(ctx: Context, s: TableState) -> Step:
             s, more, _ = commit(ctx, s, Pass(playing(s).game.turn))
         except ScoreboardError:
             return s, fx  # a going-out play's window: the turn cannot pass now
-        if isinstance(s.mode, (Reading, Confirming, BlankPick)):  # that move is over
-            s = replace(s, mode=Idle())
+        if isinstance(s.play_mode, (Reading, Confirming, BlankPick)):  # that move is over
+            s = s.with_play_mode(Idle())
         return error(ctx, s, ErrorKind.MOVE_TIME_UP, name), fx + more
     if c.move.warned:
         return s, ()
@@ -113,8 +113,8 @@ def _halt(s: TableState, paused: bool, away: str | None) -> TableState:
     was = s.halt
     if paused or away is not None:
         s = replace(s, halt=Halt(was.since if was is not None else s.now, paused, away))
-        if was is None and isinstance(s.mode, Reading):
-            s = replace(s, mode=Idle())  # judged on nothing while time stands still: press again
+        if was is None and isinstance(s.play_mode, Reading):
+            s = s.with_play_mode(Idle())  # judged on nothing while time stands still: press again
         return s
     if was is None:
         return s

@@ -174,7 +174,8 @@ def game_over(ctx: Context, s: TableState, journal: bool = True) -> Step:
     when the step ends, :func:`scoreboard.controller.clocks.sync_clock`)."""
     phase = playing(s)
     game, clocks, profile = phase.game, phase.clocks, phase.game.profile
-    s = replace(s, phase=Over(game, clocks), mode=s.mode if isinstance(s.mode, Menu) else Idle())
+    mode = replace(s.mode, under=Idle()) if isinstance(s.mode, Menu) else Idle()  # an open menu stays
+    s = replace(s, phase=Over(game, clocks), mode=mode)
     fx: Fx = ()
     # (a restore takes the penalties from the journal)
     if journal and clocks is not None and profile.overtime_penalty:

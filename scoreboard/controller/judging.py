@@ -45,8 +45,9 @@ def done(ctx: Context, s: TableState, seat: int, pressed: float, long: bool) -> 
     for run in s.reads.runs:
         if run.last >= pressed:
             return judge(ctx, s, waiting, run.snapshot)
-    others = s.mode.dones if isinstance(s.mode, Reading) else ()
-    return replace(s, mode=Reading((*(d for d in others if d.seat != seat), waiting))), ()
+    before = s.play_mode
+    others = before.dones if isinstance(before, Reading) else ()
+    return s.with_play_mode(Reading((*(d for d in others if d.seat != seat), waiting))), ()
 
 
 def judge(ctx: Context, s: TableState, w: Waiting, snap: BoardSnapshot) -> Step:
@@ -140,14 +141,14 @@ def pick(ctx: Context, s: TableState, p: BlankPick) -> Step:
     placement = Placement(placed)
     blanks = blank_squares(ctx, s, p)
     if len(p.chosen) == len(blanks):
-        return _play(ctx, replace(s, mode=Idle()), p.seat, p.laid, placement)
+        return _play(ctx, s.with_play_mode(Idle()), p.seat, p.laid, placement)
     options = infer_blanks(game.board, placement, lexicon(ctx, s, game.profile), game.tile_set)
     if len(options) == 1:
-        return _play(ctx, replace(s, mode=Idle()), p.seat, p.laid, options[0])
+        return _play(ctx, s.with_play_mode(Idle()), p.seat, p.laid, options[0])
     square = blanks[len(p.chosen)]
     fitting = {t.tile.letter for o in options for t in o.tiles if t.square == square}
     letters = tuple(ch for ch in game.tile_set.letters if ch != BLANK and (not fitting or ch in fitting))
-    return replace(s, mode=replace(p, candidates=letters, selected=0)), ()
+    return s.with_play_mode(replace(p, candidates=letters, selected=0)), ()
 
 
 def close_pending_window(ctx: Context, s: TableState) -> tuple[TableState, Fx, bool]:
@@ -204,12 +205,12 @@ def _nothing_laid(ctx: Context, s: TableState, seat: int, snap: BoardSnapshot, l
         asked = Confirming(ConfirmKind.PASS, seat, rack=rack)
     if long:
         return confirm(ctx, s, asked)
-    return replace(s, mode=asked), ()
+    return s.with_play_mode(asked), ()
 
 
 def confirm(ctx: Context, s: TableState, c: Confirming) -> Step:
     """The pass or exchange ``c`` is confirmed (a long press of the seat's Done)."""
-    s = replace(s, mode=Idle())
+    s = s.with_play_mode(Idle())
     s, fx, ok = close_pending_window(ctx, s)
     if not ok:
         return s, fx

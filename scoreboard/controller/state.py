@@ -2,7 +2,8 @@
 
 A table is in one :data:`Phase` (the lobby, the draw for the first player, playing, over)
 and one :data:`Mode` at a time (idle, reading the board after a Done, confirming a pass or
-an exchange, naming a blank, the menu, adjusting a score, asking a second seat). The engine
+an exchange, naming a blank, the menu, adjusting a score, asking a second seat); the
+menu and the corrections remember the play mode they interrupted and go back to it. The engine
 :class:`~engine.game.Game` of a game in play belongs to its state: a step that changes the
 game works on a copy (:func:`scoreboard.controller.commit.commit`), so no state ever sees
 a game change under it. What the board shows, the physical tiles, time standing still and
@@ -12,7 +13,7 @@ a message on the display are fields of their own beside the phase and the mode.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
 from drivers.board.protocol import Loc
@@ -38,7 +39,9 @@ __all__ = [
     "Mode",
     "Notice",
     "Over",
+    "Overlay",
     "Phase",
+    "PlayMode",
     "Playing",
     "Reading",
     "Reads",
@@ -48,6 +51,7 @@ __all__ = [
     "Tiles",
     "Waiting",
     "Window",
+    "play_mode",
 ]
 
 # --- phases -------------------------------------------------------------------------------
@@ -167,35 +171,53 @@ class BlankPick:
     selected: int = 0
 
 
+PlayMode: TypeAlias = Idle | Reading | Confirming | BlankPick
+"""What the game in play waits for from the player to move."""
+
+
 @dataclass(frozen=True)
 class Menu:
-    """The menu is open on its item ``selected``."""
+    """The menu is open on its item ``selected``; ``under``: what it interrupted."""
 
     selected: int = 0
+    under: PlayMode = Idle()
 
 
 @dataclass(frozen=True)
 class Adjusting:
-    """``by`` sets a correction of ``player``'s score by ``points``."""
+    """``by`` sets a correction of ``player``'s score by ``points``; ``under``: what it interrupted."""
 
     by: int
     player: int = 0
     points: int = 0
+    under: PlayMode = Idle()
 
 
 @dataclass(frozen=True)
 class Asking:
-    """``by`` asked for a correction that a second seat confirms (a long press) until ``until``."""
+    """``by`` asked for a correction that a second seat confirms (a long press) until ``until``;
+    ``under``: what it interrupted."""
 
     kind: ConfirmKind
     by: int
     until: float
     player: int = 0
     points: int = 0
+    under: PlayMode = Idle()
 
 
-Mode: TypeAlias = Idle | Reading | Confirming | BlankPick | Menu | Adjusting | Asking
-"""What the table waits for from the players."""
+Overlay: TypeAlias = Menu | Adjusting | Asking
+"""A mode that interrupts the play mode and goes back to it when it ends."""
+
+Mode: TypeAlias = PlayMode | Overlay
+"""What the table waits for from the players: one mode at a time (an overlay remembers the
+play mode it interrupted: a pass question or a blank's letter is still there afterwards)."""
+
+
+def play_mode(mode: Mode) -> PlayMode:
+    """The play mode: ``mode`` itself, or the one an overlay interrupted."""
+    return mode.under if isinstance(mode, (Menu, Adjusting, Asking)) else mode
+
 
 # --- the rest of the table ----------------------------------------------------------------
 
@@ -309,6 +331,18 @@ class TableState:
     def game(self) -> Game | None:
         """The engine game in play or over (None before the deal); do not change it."""
         return self.phase.game if isinstance(self.phase, (Playing, Over)) else None
+
+    @property
+    def play_mode(self) -> PlayMode:
+        """What the game in play waits for (under the menu or a correction, if one is open)."""
+        return play_mode(self.mode)
+
+    def with_play_mode(self, mode: PlayMode) -> TableState:
+        """This state with the play mode ``mode`` (under the open overlay, if there is one)."""
+        current = self.mode
+        if isinstance(current, (Menu, Adjusting, Asking)):
+            return replace(self, mode=replace(current, under=mode))
+        return replace(self, mode=mode)
 
     @property
     def paused(self) -> bool:

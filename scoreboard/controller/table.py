@@ -150,12 +150,13 @@ def _tick(ctx: Context, s: TableState) -> Step:
         return s, ()
     now = s.now
     if isinstance(s.mode, Asking) and now >= s.mode.until:
-        s = replace(s, mode=Idle())
-    if isinstance(s.mode, Reading):
-        late = [d for d in s.mode.dones if now >= d.deadline]
+        s = replace(s, mode=s.mode.under)  # the request lapsed
+    waiting = s.play_mode
+    if isinstance(waiting, Reading):
+        late = [d for d in waiting.dones if now >= d.deadline]
         if late:
-            rest = tuple(d for d in s.mode.dones if d not in late)
-            s = error(ctx, replace(s, mode=Reading(rest) if rest else Idle()), ErrorKind.READ_TIMEOUT)
+            rest = tuple(d for d in waiting.dones if d not in late)
+            s = error(ctx, s.with_play_mode(Reading(rest) if rest else Idle()), ErrorKind.READ_TIMEOUT)
     s, fx = deadlines(ctx, s)
     s, more = move_limit(ctx, s)
     return s, fx + more

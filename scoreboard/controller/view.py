@@ -65,14 +65,19 @@ class Frames:
     seats: tuple[Screen, ...]
 
 
+PANELS = 4
+"""Seat panels a table may have: one per seat of the largest game; a panel whose seat has
+no player in this game shows the shared screen."""
+
+
 def frames(ctx: Context, s: TableState) -> Frames:
     """The screens of state ``s``: for a shared display and for each seat's panel."""
     layers = list(_layers(ctx, s))  # (screen, the seat it is for or None), most pressing first
     table = layers[0][0] if layers else _base(s, None)
     seats = []
-    for seat in range(s.seats):
+    for seat in range(max(PANELS, s.seats)):
         mine = next((screen for screen, owner in layers if owner is None or owner == seat), None)
-        seats.append(mine if mine is not None else _base(s, seat))
+        seats.append(mine if mine is not None else _base(s, seat if seat < s.seats else None))
     return Frames(table, tuple(seats))
 
 
@@ -86,7 +91,7 @@ def _layers(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int | None]]:
     if s.paused:
         yield PausedScreen(names[game.turn] if game is not None and not game.over else ""), None
         return
-    match s.mode:
+    match s.mode:  # the menu and corrections cover what they interrupted
         case Menu(selected=selected):
             item = MENU_ITEMS[selected]
             value = {MenuItem.PLAYERS: str(s.next_seats), MenuItem.PROFILE: s.next_profile}.get(item, "")
@@ -98,6 +103,11 @@ def _layers(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int | None]]:
         case Adjusting(by=by, player=player, points=points):
             if game is not None:
                 yield AdjustScreen(names[player], points, game.score(player)), by
+        case Idle() | Reading() | Confirming() | BlankPick():
+            pass
+        case _:
+            assert_never(s.mode)
+    match s.play_mode:
         case BlankPick(seat=seat) as p:
             yield _blank_picker(ctx, s, p), seat
         case Confirming(kind=kind, seat=seat, returned=returned):
@@ -108,7 +118,7 @@ def _layers(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int | None]]:
         case Idle():
             pass
         case _:
-            assert_never(s.mode)
+            assert_never(s.play_mode)
     notice = s.notice
     if notice is not None and s.now < notice.until:
         yield notice.screen, notice.seat
@@ -119,14 +129,18 @@ def _layers(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int | None]]:
 
 def _board_and_game(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int | None]]:
     """What the board and the game show when nobody is asked anything."""
-    tiles, now = s.tiles, s.now
+    tiles, now, phase = s.tiles, s.now, s.phase
+    if isinstance(phase, Over):  # the tally, whatever tiles are still lying about
+        tally = phase.game.tally()
+        rows = tuple(TallyLine(r.name, r.score, r.rack_adjustment, r.final) for r in tally.rows)
+        yield TallyScreen(rows, tally.winners), None
+        return
     if tiles.to_remove:
         yield ErrorScreen(ErrorKind.REMOVE_TILES, " ".join(sq.name() for sq in sorted(tiles.to_remove))), None
         return
     if tiles.to_place:  # an overridden ruling or a restored board: the committed tiles go back
         yield ErrorScreen(ErrorKind.TILE_MOVED, " ".join(sq.name() for sq in sorted(tiles.to_place))), None
         return
-    phase = s.phase
     match phase:
         case Lobby():
             return  # (the board is clear: the draw begins with the next read)
@@ -134,7 +148,7 @@ def _board_and_game(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int |
             redraw = draw.contenders if draw.rounds and draw.first is None else ()
             yield DrawForFirstScreen(s.names, letters, draw.first, redraw), None
             return
-        case Playing() | Over():
+        case Playing():
             pass
         case _:
             assert_never(phase)
@@ -143,11 +157,6 @@ def _board_and_game(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int |
         lookup = ctx.tiles(game.tile_set)
         back = "".join(sorted(t.rack_letter for uid in tiles.to_return if (t := lookup.tile_of(uid)) is not None))
         yield ErrorScreen(ErrorKind.PUT_BACK_TILES, back), None
-        return
-    if isinstance(phase, Over):
-        tally = game.tally()
-        rows = tuple(TallyLine(r.name, r.score, r.rack_adjustment, r.final) for r in tally.rows)
-        yield TallyScreen(rows, tally.winners), None
         return
     if now < phase.last_play_until and (play := last_play_screen(game)) is not None:
         yield play, None
