@@ -62,6 +62,9 @@ def test_a_command_loads_what_it_uses_and_not_the_others(tmp_path: Path) -> None
     assert not any(m.startswith(("gpiozero", "luma", "serial", "scoreboard.controller", "scoreboard.sim")) for m in modules)
     replay = loaded("replay", str(ROOT / "tests" / "data" / "gcg" / "josh2.gcg"))
     assert "engine.replay" in replay and not any(m.startswith(("gpiozero", "luma", "scoreboard.journal")) for m in replay)
+    export = loaded("export", "--list", "--set", f"paths.state_dir={tmp_path}")
+    assert "scoreboard.journal_format" in export and "scoreboard.controller.records" in export
+    assert not any(m.startswith(("gpiozero", "luma", "PIL", "serial", "scoreboard.controller.table")) for m in export)
 
 
 def test_the_command_lines_copies_of_the_registries_are_the_engines() -> None:

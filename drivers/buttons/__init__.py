@@ -5,20 +5,10 @@
 (:class:`MockButtons`) for tests and simulation.
 """
 
-from .gpio import (
-    DEFAULT_CHALLENGE,
-    DEFAULT_DONE,
-    DEFAULT_MENU,
-    RESERVED_PINS,
-    Buttons,
-    ButtonSettings,
-    ManualClock,
-    MockButtons,
-    PinFactoryError,
-    PinMapError,
-    from_settings,
-    pin_map,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .logic import (
     ButtonBank,
     ButtonError,
@@ -31,6 +21,39 @@ from .logic import (
     TimingError,
     UnknownButtonError,
 )
+
+_GPIO = (
+    "DEFAULT_CHALLENGE", "DEFAULT_DONE", "DEFAULT_MENU", "RESERVED_PINS", "Buttons", "ButtonSettings",
+    "ManualClock", "MockButtons", "PinFactoryError", "PinMapError", "from_settings", "pin_map",
+)
+"""The gpiozero shell's names: loaded on first use, so the pure logic comes without gpiozero."""
+
+if TYPE_CHECKING:
+    from .gpio import (
+        DEFAULT_CHALLENGE,
+        DEFAULT_DONE,
+        DEFAULT_MENU,
+        RESERVED_PINS,
+        Buttons,
+        ButtonSettings,
+        ManualClock,
+        MockButtons,
+        PinFactoryError,
+        PinMapError,
+        from_settings,
+        pin_map,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _GPIO:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import gpio
+
+    value = getattr(gpio, name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_CHALLENGE",
