@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (board imports this module)
+    from .board import Square
 
 
 class ScoreboardError(Exception):
@@ -51,8 +55,8 @@ class PlayerCountError(VariantError):
 # --- placement ------------------------------------------------------------------------
 
 
-def _names(squares: Iterable[object]) -> str:
-    return ", ".join(getattr(s, "name")() if hasattr(s, "name") else str(s) for s in squares)
+def _names(squares: Iterable[Square]) -> str:
+    return ", ".join(s.name() for s in squares)
 
 
 class PlacementError(ScoreboardError, ValueError):
@@ -69,7 +73,7 @@ class NoTilesError(PlacementError):
 class DuplicateSquareError(PlacementError):
     """The same square given twice in one placement."""
 
-    def __init__(self, squares: Iterable[object]) -> None:
+    def __init__(self, squares: Iterable[Square]) -> None:
         self.squares = tuple(squares)
         super().__init__(f"square given twice: {_names(self.squares)}")
 
@@ -77,7 +81,7 @@ class DuplicateSquareError(PlacementError):
 class SquareOccupiedError(PlacementError):
     """A new tile on a square that already holds a tile."""
 
-    def __init__(self, squares: Iterable[object]) -> None:
+    def __init__(self, squares: Iterable[Square]) -> None:
         self.squares = tuple(squares)
         super().__init__(f"square already occupied: {_names(self.squares)}")
 
@@ -85,7 +89,7 @@ class SquareOccupiedError(PlacementError):
 class NotInLineError(PlacementError):
     """New tiles that do not share one row or one column."""
 
-    def __init__(self, squares: Iterable[object]) -> None:
+    def __init__(self, squares: Iterable[Square]) -> None:
         self.squares = tuple(squares)
         super().__init__(f"tiles not in one line: {_names(self.squares)}")
 
@@ -93,7 +97,7 @@ class NotInLineError(PlacementError):
 class GapError(PlacementError):
     """Empty squares between the new tiles of a play."""
 
-    def __init__(self, squares: Iterable[object]) -> None:
+    def __init__(self, squares: Iterable[Square]) -> None:
         self.squares = tuple(squares)
         super().__init__(f"gap in the line at {_names(self.squares)}")
 
@@ -101,7 +105,7 @@ class GapError(PlacementError):
 class NotConnectedError(PlacementError):
     """A play that touches no tile already on the board."""
 
-    def __init__(self, squares: Iterable[object]) -> None:
+    def __init__(self, squares: Iterable[Square]) -> None:
         self.squares = tuple(squares)
         super().__init__(f"tiles at {_names(self.squares)} do not touch the tiles on the board")
 
@@ -113,7 +117,7 @@ class OpeningPlayError(PlacementError):
 class CentreNotCoveredError(OpeningPlayError):
     """A first play that does not cover the centre star H8."""
 
-    def __init__(self, squares: Iterable[object]) -> None:
+    def __init__(self, squares: Iterable[Square]) -> None:
         self.squares = tuple(squares)
         super().__init__(f"the first play must cover H8, not only {_names(self.squares)}")
 
@@ -121,7 +125,7 @@ class CentreNotCoveredError(OpeningPlayError):
 class OpeningTooShortError(OpeningPlayError):
     """A first play with a single tile."""
 
-    def __init__(self, squares: Iterable[object]) -> None:
+    def __init__(self, squares: Iterable[Square]) -> None:
         self.squares = tuple(squares)
         super().__init__(
             f"the first play needs at least 2 tiles, got {len(self.squares)} at {_names(self.squares)}"
@@ -149,7 +153,7 @@ class NotOnRackError(PlacementError):
 class UnnamedBlankError(PlacementError):
     """A blank laid without a letter (the letter is chosen before the play is judged)."""
 
-    def __init__(self, squares: Iterable[object]) -> None:
+    def __init__(self, squares: Iterable[Square]) -> None:
         self.squares = tuple(squares)
         super().__init__(f"the blank at {_names(self.squares)} has no letter yet")
 

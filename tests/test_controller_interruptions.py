@@ -12,7 +12,16 @@ from tablehelpers import Rig, rig
 from drivers.buttons.logic import Role
 from engine.events import Pass
 from scoreboard.controller import Append, Confirming, Menu, Reading
-from scoreboard.screens.models import BlankPickerScreen, ConfirmKind, ConfirmScreen, MenuItem, ReadingScreen, TallyScreen
+from scoreboard.screens.models import (
+    BlankPickerScreen,
+    ConfirmKind,
+    ConfirmScreen,
+    ErrorKind,
+    ErrorScreen,
+    MenuItem,
+    ReadingScreen,
+    TallyScreen,
+)
 
 WORDS = ("HAUS", "HAUSE", "AB", "TEE", "HEUS")
 
@@ -120,3 +129,16 @@ def test_a_finished_game_restored_shows_its_tally() -> None:
     r.press(1, Role.DONE)
     r.read()
     assert isinstance(r.screen, TallyScreen)
+
+
+def test_a_refused_undo_says_why() -> None:
+    r = started()
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.done(1)
+    r.draw(0, "EINE")
+    r.done(2, long=True)  # Ben passes: HAUS can no longer be undone
+    menu_to(r, MenuItem.UNDO)
+    r.done(1)
+    r.done(2, long=True)
+    assert r.screen == ErrorScreen(ErrorKind.MOVED_SINCE)
+    assert r.game.scores() == [10, 0]

@@ -123,6 +123,8 @@ SCREENS: dict[str, Screen] = {
             (ErrorKind.READER_FAULT, "H11-O11"),
             (ErrorKind.OPENING_TOO_SHORT, "H8"),
             (ErrorKind.NOTHING_TO_UNDO, ""),
+            (ErrorKind.MOVED_SINCE, ""),
+            (ErrorKind.ALREADY_WITHDRAWN, ""),
         )
     },
     "error-bad-play-short": ErrorScreen(ErrorKind.BAD_PLAY, "no tiles placed"),

@@ -11,11 +11,42 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .context import Context as Context, Settings as Settings, TileLookup as TileLookup
-    from .effects import Append as Append, Effect as Effect, GameOver as GameOver, HouseWord as HouseWord, PowerOff as PowerOff, Show as Show
-    from .inputs import BoardAway as BoardAway, BoardBack as BoardBack, BoardRead as BoardRead, Input as Input, ReaderState as ReaderState, Tick as Tick
-    from .records import ClockState as ClockState, Committed as Committed, Record as Record, Started as Started
-    from .state import Adjusting as Adjusting, Asking as Asking, BlankPick as BlankPick, Confirming as Confirming, FirstDraw as FirstDraw, Idle as Idle, Lobby as Lobby, Menu as Menu, Mode as Mode, Notice as Notice, Over as Over, Phase as Phase, PlayMode as PlayMode, Playing as Playing, Reading as Reading, Shown as Shown, TableState as TableState
+    from .context import Context as Context
+    from .context import Settings as Settings
+    from .context import TileLookup as TileLookup
+    from .effects import Append as Append
+    from .effects import Effect as Effect
+    from .effects import GameOver as GameOver
+    from .effects import HouseWord as HouseWord
+    from .effects import PowerOff as PowerOff
+    from .effects import Show as Show
+    from .inputs import BoardAway as BoardAway
+    from .inputs import BoardBack as BoardBack
+    from .inputs import BoardRead as BoardRead
+    from .inputs import Input as Input
+    from .inputs import ReaderState as ReaderState
+    from .inputs import Tick as Tick
+    from .records import ClockState as ClockState
+    from .records import Committed as Committed
+    from .records import Record as Record
+    from .records import Started as Started
+    from .state import Adjusting as Adjusting
+    from .state import Asking as Asking
+    from .state import BlankPick as BlankPick
+    from .state import Confirming as Confirming
+    from .state import FirstDraw as FirstDraw
+    from .state import Idle as Idle
+    from .state import Lobby as Lobby
+    from .state import Menu as Menu
+    from .state import Mode as Mode
+    from .state import Notice as Notice
+    from .state import Over as Over
+    from .state import Phase as Phase
+    from .state import Playing as Playing
+    from .state import PlayMode as PlayMode
+    from .state import Reading as Reading
+    from .state import Shown as Shown
+    from .state import TableState as TableState
     from .table import Table as Table
 
 _MODULES = {

@@ -21,11 +21,12 @@ from engine.rules import WindowCloses
 from engine.tiles import Tile, letters_of
 from scoreboard.screens.models import ErrorKind
 
-from .commit import Fx, Step, commit, error, playing, refusal
+from .commit import Fx, Step, commit, playing
 from .context import Context
 from .first_draw import draw_read
 from .inputs import BoardRead, ReaderState
 from .judging import judge
+from .messages import error, refusal
 from .state import BlankPick, Confirming, FirstDraw, Idle, Lobby, Playing, Reading, SettledRun, TableState
 
 __all__ = ["board_read", "reader_state"]

@@ -16,11 +16,29 @@ from engine.game import ChallengeResult
 from engine.tiles import BLANK
 from scoreboard.screens.models import ChallengeResultScreen, ErrorKind, UnseenScreen
 
-from .commit import Fx, Step, commit, error, lexicon, notice, playing
+from .commit import Fx, Step, commit, lexicon, playing
 from .context import Context
-from .state import Playing, TableState
+from .messages import error, notice
+from .state import Playing, TableState, Window
 
-__all__ = ["challenge", "deadlines", "override", "rule_challenges", "unseen"]
+__all__ = ["challenge", "close_pending_window", "deadlines", "open_window", "override", "rule_challenges", "unseen"]
+
+
+def close_pending_window(ctx: Context, s: TableState) -> tuple[TableState, Fx, bool]:
+    """The next move makes the pending play final; False when that ended the game."""
+    if playing(s).game.window_open:
+        s, fx, _ = commit(ctx, s, CloseWindow())
+        return s, fx, isinstance(s.phase, Playing)
+    return s, (), True
+
+
+def open_window(ctx: Context, s: TableState, player: int) -> TableState:
+    """The challenge window of ``player``'s play opens for the configured time."""
+    phase = playing(s)
+    game = phase.game
+    going_out = not game.racks[player] and not len(game.bag)
+    total = ctx.settings.window_s
+    return replace(s, phase=replace(phase, window=Window(player, s.now + total, total, going_out)))
 
 
 def challenge(ctx: Context, s: TableState, seat: int, pressed: float) -> TableState:

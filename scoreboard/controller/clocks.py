@@ -17,10 +17,11 @@ from engine.events import Draw, Pass
 from engine.rules import MoveLimitAction
 from scoreboard.screens.models import ErrorKind
 
-from .commit import Fx, Step, commit, error, playing
+from .challenges import close_pending_window
+from .commit import Fx, Step, commit, playing
 from .context import Context
 from .effects import Append
-from .judging import close_pending_window
+from .messages import error
 from .records import ClockState
 from .state import Asking, BlankPick, Clocks, Confirming, Halt, Idle, Over, Playing, Reading, TableState
 

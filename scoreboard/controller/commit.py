@@ -12,87 +12,25 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TypeAlias
 
-from engine.board import CENTRE, Square
-from engine.errors import (
-    CentreNotCoveredError,
-    CorrectionError,
-    ExchangeNotAllowedError,
-    GapError,
-    NotConnectedError,
-    NotInLineError,
-    NotOnRackError,
-    NotYourTurnError,
-    OpeningTooShortError,
-    ScoreboardError,
-)
+from engine.board import Square
 from engine.events import AdjustScore, Challenge, Command, OverrideRuling, PenalizeTime
 from engine.game import ChallengeResult
 from engine.lexicon import HouseLexicon, Lexicon
 from engine.rules import RuleProfile
-from scoreboard.screens.models import ErrorKind, ErrorScreen, Screen
 
 from .context import Context
 from .effects import Append, Effect, GameOver, HouseWord
 from .records import Committed
-from .state import Idle, Menu, Notice, Over, Playing, TableState
+from .state import Idle, Menu, Over, Playing, TableState
 from .tags import track
 
-__all__ = ["Fx", "Step", "commit", "error", "game_over", "lexicon", "notice", "playing", "refusal"]
+__all__ = ["Fx", "Step", "commit", "game_over", "lexicon", "playing"]
 
 Fx: TypeAlias = tuple[Effect, ...]
 """Effects of a step, in order (records one :class:`Append` each until merged)."""
 
 Step: TypeAlias = tuple[TableState, Fx]
 """A next state and the effects that lead to it."""
-
-
-# --- the display's messages ---------------------------------------------------------------
-
-
-def notice(ctx: Context, s: TableState, screen: Screen, seconds: float | None = None, seat: int | None = None) -> TableState:
-    """``s`` showing ``screen`` for ``seconds`` (default: the notice time), on ``seat``'s panel
-    only or on every panel."""
-    wait = ctx.settings.notice_s if seconds is None else seconds
-    return replace(s, notice=Notice(screen, s.now + wait, seat))
-
-
-def error(ctx: Context, s: TableState, kind: ErrorKind, detail: str = "", seat: int | None = None) -> TableState:
-    """``s`` showing the error ``kind`` with ``detail`` (squares, a name, a count)."""
-    return notice(ctx, s, ErrorScreen(kind, detail), seat=seat)
-
-
-def refusal(ctx: Context, s: TableState, e: ScoreboardError, seat: int | None = None) -> TableState:
-    """``s`` showing why the engine refused a move, from the error's data."""
-    return notice(ctx, s, refusal_screen(e, s.names), seat=seat)
-
-
-def refusal_screen(e: ScoreboardError, names: tuple[str, ...]) -> ErrorScreen:
-    """The error screen of an engine refusal: its kind and the squares or names it carries."""
-    match e:
-        case NotInLineError(squares=squares):
-            return ErrorScreen(ErrorKind.NOT_IN_LINE, _squares(squares))
-        case GapError(squares=squares):
-            return ErrorScreen(ErrorKind.GAP, _squares(squares))
-        case NotConnectedError(squares=squares):
-            return ErrorScreen(ErrorKind.NOT_TOUCHING, _squares(squares))
-        case CentreNotCoveredError(squares=squares):  # the centre to cover, then the play's squares
-            return ErrorScreen(ErrorKind.NOT_CENTER, _squares((CENTRE, *squares)))
-        case OpeningTooShortError(squares=squares):
-            return ErrorScreen(ErrorKind.OPENING_TOO_SHORT, _squares(squares))
-        case NotOnRackError():
-            return ErrorScreen(ErrorKind.NOT_YOUR_TILE)
-        case NotYourTurnError(turn=turn):
-            return ErrorScreen(ErrorKind.NOT_YOUR_TURN, names[turn])
-        case ExchangeNotAllowedError(bag=bag):
-            return ErrorScreen(ErrorKind.EXCHANGE_NOT_ALLOWED, str(bag))
-        case CorrectionError():
-            return ErrorScreen(ErrorKind.NOTHING_TO_UNDO)
-        case _:  # a refusal the table cannot lead to: the engine's own words
-            return ErrorScreen(ErrorKind.BAD_PLAY, str(e))
-
-
-def _squares(squares: tuple[object, ...]) -> str:
-    return " ".join(sq.name() for sq in squares if isinstance(sq, Square))
 
 
 # --- the game -----------------------------------------------------------------------------

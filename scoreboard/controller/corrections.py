@@ -19,10 +19,11 @@ from scoreboard.screens.models import ConfirmKind, ErrorKind, MenuItem
 
 from .challenges import override
 from .clocks import pause
-from .commit import Step, commit, error, refusal
+from .commit import Step, commit
 from .context import Context
 from .effects import PowerOff
 from .first_draw import new_game
+from .messages import error, refusal
 from .state import Adjusting, Asking, BlankPick, Confirming, Idle, Menu, Playing, Reading, TableState
 
 __all__ = ["MENU_ITEMS", "ask", "asking_button", "adjust_button", "choose", "menu_button"]

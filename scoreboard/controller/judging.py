@@ -5,7 +5,8 @@ The committed and the observed board are compared (:func:`judge`): new tiles mus
 from the player's rack, an old tile that moved is an error, not a move. Blanks get their
 letter by lexicon inference when only one letter fits, otherwise the player picks it.
 Nothing laid is an exchange (rack tiles swapped) or a pass, each confirmed by holding Done.
-A play opens its challenge window; the next move makes a pending play final first.
+A play opens its challenge window (:mod:`.challenges`); the next move makes a pending play
+final first.
 """
 
 from __future__ import annotations
@@ -23,19 +24,13 @@ from engine.rules import WindowCloses
 from engine.tiles import BLANK, Tile
 from scoreboard.screens.models import ConfirmKind, ErrorKind
 
-from .commit import Fx, Step, commit, error, lexicon, playing, refusal
+from .challenges import close_pending_window, open_window
+from .commit import Fx, Step, commit, lexicon, playing
 from .context import Context
-from .state import BlankPick, Confirming, Idle, Playing, Reading, TableState, Waiting, Window
+from .messages import error, refusal
+from .state import BlankPick, Confirming, Idle, Playing, Reading, TableState, Waiting
 
-__all__ = [
-    "blank_squares",
-    "close_pending_window",
-    "confirm",
-    "done",
-    "judge",
-    "open_window",
-    "pick",
-]
+__all__ = ["blank_squares", "confirm", "done", "judge", "pick"]
 
 
 def done(ctx: Context, s: TableState, seat: int, pressed: float, long: bool) -> Step:
@@ -151,14 +146,6 @@ def pick(ctx: Context, s: TableState, p: BlankPick) -> Step:
     return s.with_play_mode(replace(p, candidates=letters, selected=0)), ()
 
 
-def close_pending_window(ctx: Context, s: TableState) -> tuple[TableState, Fx, bool]:
-    """The next move makes the pending play final; False when that ended the game."""
-    if playing(s).game.window_open:
-        s, fx, _ = commit(ctx, s, CloseWindow())
-        return s, fx, isinstance(s.phase, Playing)
-    return s, (), True
-
-
 def _play(ctx: Context, s: TableState, seat: int, laid: tuple[tuple[Square, bytes], ...], placement: Placement) -> Step:
     try:
         playing(s).game.check_play(seat, placement)
@@ -173,15 +160,6 @@ def _play(ctx: Context, s: TableState, seat: int, laid: tuple[tuple[Square, byte
     if phase.game.window_open:
         s = open_window(ctx, s, seat)
     return s, fx + more
-
-
-def open_window(ctx: Context, s: TableState, player: int) -> TableState:
-    """The challenge window of ``player``'s play opens for the configured time."""
-    phase = playing(s)
-    game = phase.game
-    going_out = not game.racks[player] and not len(game.bag)
-    total = ctx.settings.window_s
-    return replace(s, phase=replace(phase, window=Window(player, s.now + total, total, going_out)))
 
 
 def _nothing_laid(ctx: Context, s: TableState, seat: int, snap: BoardSnapshot, long: bool) -> Step:

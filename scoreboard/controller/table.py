@@ -27,14 +27,14 @@ from scoreboard.screens.models import ErrorKind, Screen
 
 from .board import board_read, reader_state
 from .buttons import press
-from .challenges import deadlines, rule_challenges
+from .challenges import deadlines, open_window, rule_challenges
 from .clocks import board_away, board_back, move_limit, pause, sync_clock
-from .commit import Fx, Step, commit, error, playing
+from .commit import Fx, Step, commit, playing
 from .context import Context
 from .effects import Append, Effect, Show
 from .first_draw import new_game, start_game
 from .inputs import BoardAway, BoardBack, BoardRead, Input, ReaderState, Tick
-from .judging import open_window
+from .messages import error
 from .records import ClockState, Committed, Record, Started
 from .state import Asking, Idle, Lobby, Over, Playing, Reading, Shown, TableState
 from .view import frames

@@ -140,6 +140,8 @@ class ErrorKind(enum.Enum):
     READER_FAULT = "reader-fault"  # a board reader does not answer: its cells cannot be read
     OPENING_TOO_SHORT = "opening-too-short"  # the first play has one tile; detail: its square
     NOTHING_TO_UNDO = "nothing-to-undo"  # Undo with no play that can still be taken back
+    MOVED_SINCE = "moved-since"  # a correction of a play or ruling after somebody moved
+    ALREADY_WITHDRAWN = "already-withdrawn"  # Undo of a play a challenge already took back
 
 
 @dataclass(frozen=True)

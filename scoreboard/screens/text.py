@@ -236,6 +236,24 @@ TEXT: dict[str, dict[Lang, str]] = {
                 },
             ),
             (
+                ErrorKind.MOVED_SINCE,
+                {"de": "Schon weitergespielt", "fr": "Déjà rejoué", "en": "Too late"},
+                {
+                    "de": "Seitdem wurde gezogen; nichts geändert.",
+                    "fr": "Quelqu'un a joué depuis ; rien n'a changé.",
+                    "en": "Somebody has moved since; nothing changed.",
+                },
+            ),
+            (
+                ErrorKind.ALREADY_WITHDRAWN,
+                {"de": "Schon zurück", "fr": "Déjà repris", "en": "Already taken back"},
+                {
+                    "de": "Der Zug wurde nach dem Einspruch schon zurückgenommen.",
+                    "fr": "Le coup a déjà été retiré après la contestation.",
+                    "en": "The play was already taken back after the challenge.",
+                },
+            ),
+            (
                 ErrorKind.READER_FAULT,
                 {"de": "Lesefehler", "fr": "Lecteur en panne", "en": "Reader fault"},
                 {
