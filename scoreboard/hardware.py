@@ -27,14 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TextIO
+from typing import Any, Self, TextIO, TypeAlias
 
 import attrs
 
 from drivers.board.link import BoardLink
-from drivers.board.serial_link import Backoff, SerialBoard
+from drivers.board.serial_link import Backoff, SerialBoard, SerialEvent
 from drivers.buttons.gpio import Buttons, ManualClock, from_settings
-from drivers.buttons.logic import ButtonId
+from drivers.buttons.logic import ButtonEvent, ButtonId
 from drivers.display.oled import Display, make_displays
 from engine.tiles import TileSet
 from scoreboard.config import Config
@@ -43,7 +43,10 @@ from scoreboard.registry import TileRegistry, registry_path, set_key
 from scoreboard.sim.client import SimControl
 from scoreboard.sim.tags import tile_set_uids
 
-__all__ = ["Hardware", "Simulation", "build_hardware"]
+__all__ = ["Hardware", "InboxItem", "Simulation", "build_hardware"]
+
+InboxItem: TypeAlias = SerialEvent | ButtonEvent
+"""What the one queue holds: the board link's events and the buttons'."""
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +71,7 @@ class Hardware:
     mock pins of a simulated run (button -> pin); ``sim``: the simulated board's control.
     """
 
-    inbox: queue.Queue[object]
+    inbox: queue.Queue[InboxItem]
     clock: Callable[[], float]
     board: SerialBoard
     buttons: Buttons
@@ -125,7 +128,7 @@ def _build(config: Config, state: Path, simulation: Simulation | None, cleanups:
     seats = len(config.game.players)
     virtual = ManualClock(0.0) if simulation is not None and simulation.virtual_clock else None
     clock: Callable[[], float] = virtual if virtual is not None else time.monotonic
-    inbox: queue.Queue[object] = queue.Queue()
+    inbox: queue.Queue[InboxItem] = queue.Queue()
     sim: SimControl | None = None
     shown: TextIO | None = None
     if simulation is not None:

@@ -16,10 +16,9 @@ import threading
 import time
 from collections.abc import Callable
 
-from drivers.board.link import BoardEvent
 from drivers.buttons.logic import ButtonEvent
 from scoreboard.controller import Input, Tick
-from scoreboard.hardware import Hardware
+from scoreboard.hardware import Hardware, InboxItem
 from scoreboard.notify import ServiceNotifier
 from scoreboard.service import Service
 from scoreboard.sim.client import Reply
@@ -65,15 +64,15 @@ class Runner:
 
     # --- events ---
 
-    def dispatch(self, item: object) -> None:
+    def dispatch(self, item: InboxItem) -> None:
         """One event from the queue into the service."""
-        if isinstance(item, BoardEvent):
-            self.on_input(item)
-            self.service.board_event(item)
-        elif isinstance(item, ButtonEvent):
-            log.info("%s", item)
-            self.on_input(item)
-            self.service.handle(item)
+        self.on_input(item)
+        match item:
+            case ButtonEvent():
+                log.info("%s", item)
+                self.service.handle(item)
+            case _:
+                self.service.board_event(item)
 
     def drain(self) -> None:
         """Every event waiting in the queue."""

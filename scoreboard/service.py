@@ -22,7 +22,7 @@ from typing import Any, Protocol, TextIO, assert_never
 
 from drivers.board.link import (
     BoardConnected,
-    BoardEvent,
+    LinkLost,
     ReaderFault,
     SnapshotReceived,
     UnsupportedBoard,
@@ -30,7 +30,7 @@ from drivers.board.link import (
 )
 from drivers.board.protocol import FaultCode
 from drivers.board.reading import describe_fault
-from drivers.board.serial_link import BoardDisconnected, BoardReconnected
+from drivers.board.serial_link import BoardDisconnected, BoardReconnected, SerialEvent
 from drivers.board.stabiliser import Stabiliser
 from drivers.display.oled import Display
 from engine.errors import ScoreboardError
@@ -157,24 +157,30 @@ class Service:
             return
         self._carry(state, effects)
 
-    def board_event(self, event: BoardEvent) -> None:
+    def board_event(self, event: SerialEvent) -> None:
         """A board-link event: readings through the stabiliser, link state as away/back."""
-        if isinstance(event, SnapshotReceived):
-            stab = self.stabiliser
-            stab.update(event.snapshot, event.at)
-            dups = tuple((uid, tuple(locs)) for uid, locs in sorted(stab.duplicates.items()))
-            self.handle(BoardRead(stab.stable, stab.is_settled, event.at, dups))
-        elif isinstance(event, BoardConnected):
-            self.handle(BoardBack(event.at))
-        elif isinstance(event, BoardDisconnected):
-            self.handle(BoardAway(event.reason, event.at))
-        elif isinstance(event, (VersionMismatch, UnsupportedBoard)):
-            self.handle(BoardAway(str(event), event.at))
-        elif isinstance(event, ReaderFault):
-            log.warning("board reader %s: %r: %s", event.reader, event.code, describe_fault(event))
-            self.handle(ReaderState(event.reader, event.code is FaultCode.RECOVERED, event.locs, event.at))
-        elif isinstance(event, BoardReconnected):
-            log.info("board port open at %s", event.device)
+        match event:
+            case SnapshotReceived(snapshot=snapshot, at=at):
+                stab = self.stabiliser
+                stab.update(snapshot, at)
+                dups = tuple((uid, tuple(locs)) for uid, locs in sorted(stab.duplicates.items()))
+                self.handle(BoardRead(stab.stable, stab.is_settled, at, dups))
+            case BoardConnected(at=at):
+                self.handle(BoardBack(at))
+            case BoardDisconnected(reason=reason, at=at):
+                self.handle(BoardAway(reason, at))
+            case LinkLost(silent_for=silent, at=at):
+                self.handle(BoardAway(f"no frame for {silent:.1f} s", at))
+            case VersionMismatch() | UnsupportedBoard():
+                log.error("%s", event.message())
+                self.handle(BoardAway(event.message(), event.at))
+            case ReaderFault(reader=reader, code=code, locs=locs, at=at):
+                log.warning("board reader %s: %r: %s", reader, code, describe_fault(event))
+                self.handle(ReaderState(reader, code is FaultCode.RECOVERED, locs, at))
+            case BoardReconnected(device=device):
+                log.info("board port open at %s", device)
+            case _:
+                assert_never(event)
 
     # --- effects -------------------------------------------------------------------------
 

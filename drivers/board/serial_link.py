@@ -21,13 +21,22 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Protocol, Self, TypeAlias
 
 import serial
 
 from engine.errors import ScoreboardError
 
-from .link import BoardEvent, BoardLink, LinkLost, SnapshotReceived
+from .link import (
+    BoardConnected,
+    BoardEvent,
+    BoardLink,
+    LinkLost,
+    ReaderFault,
+    SnapshotReceived,
+    UnsupportedBoard,
+    VersionMismatch,
+)
 from .snapshot import BoardSnapshot
 from .stabiliser import Stabiliser, StableBoard
 
@@ -65,6 +74,19 @@ class BoardReconnected(BoardEvent):
     path: str
     device: str
     at: float
+
+
+SerialEvent: TypeAlias = (
+    BoardConnected
+    | SnapshotReceived
+    | ReaderFault
+    | VersionMismatch
+    | UnsupportedBoard
+    | LinkLost
+    | BoardDisconnected
+    | BoardReconnected
+)
+"""Every event a :class:`SerialBoard` puts on its queue (the link's and its own)."""
 
 
 # --- ports ----------------------------------------------------------------------------------
