@@ -19,7 +19,7 @@ from drivers.buttons.logic import ButtonEvent, ButtonId
 from engine.errors import ScoreboardError
 from scoreboard.journal import Entry, GameInfo, Journal
 from scoreboard.runner import Runner
-from scoreboard.table_script import Line, press_target
+from scoreboard.table_script import End, Line, Press, Wait
 
 __all__ = ["SCRIPT_KIND", "ResumePoint", "ScriptError", "ScriptPlayer", "ScriptedJournal", "resume_point"]
 
@@ -117,7 +117,7 @@ class ScriptPlayer:
             if resume_after is not None and line.number <= resume_after:
                 continue
             runner.advance_to(line.at if line.at is not None else runner.clock() + line.wait)
-            if line.action == "end":
+            if isinstance(line.step, End):
                 return
             self.line_now = line.number
             self._do(line)
@@ -126,21 +126,21 @@ class ScriptPlayer:
 
     def _do(self, line: Line) -> None:
         runner, hardware = self.runner, self.runner.hardware
-        if line.action in ("press", "hold"):
-            seat, role, seconds = press_target(line.args)
-            pin = hardware.pins.get(ButtonId(seat, role))
-            if pin is None:
-                raise ScriptError(f"line {line.number}: no simulated button {ButtonId(seat, role).name()}")
-            pin.drive_low()
-            runner.advance_to(runner.clock() + seconds)
-            pin.drive_high()
-            if hardware.virtual is None:
-                runner.loop_once(0.0)
-            else:
-                runner.drain()
-        elif line.action == "tick":
-            return
-        else:
-            if hardware.sim is None:
-                raise ScriptError(f"line {line.number}: board commands need the simulated board")
-            hardware.sim.send(line.board_command(self.tile_set))
+        match line.step:
+            case Press(seat=seat, role=role, seconds=seconds):
+                pin = hardware.pins.get(ButtonId(seat, role))
+                if pin is None:
+                    raise ScriptError(f"line {line.number}: no simulated button {ButtonId(seat, role).name()}")
+                pin.drive_low()
+                runner.advance_to(runner.clock() + seconds)
+                pin.drive_high()
+                if hardware.virtual is None:
+                    runner.loop_once(0.0)
+                else:
+                    runner.drain()
+            case Wait() | End():
+                return
+            case _:  # a board command
+                if hardware.sim is None:
+                    raise ScriptError(f"line {line.number}: board commands need the simulated board")
+                hardware.sim.send(line.board_command(self.tile_set))

@@ -26,16 +26,28 @@ service may repeat them (a tag is placed where it already lies: nothing happens)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from drivers.buttons.logic import Role
 from engine.tiles import get_tile_set
 from scoreboard.sim.commands import (
-    USAGE, Command, CommandError, Location, Place, Problem, check_arity, command_from_words, finite, location,
-    parse_uid, seconds, words_of,
+    USAGE,
+    Command,
+    CommandError,
+    Location,
+    Place,
+    Problem,
+    check_arity,
+    command_from_words,
+    finite,
+    location,
+    parse_uid,
+    seconds,
+    words_of,
 )
 from scoreboard.sim.tags import tile_uid
 
-__all__ = ["Line", "PlaceTile", "TableScriptError", "parse", "press_target", "resolve_tile"]
+__all__ = ["End", "Line", "PlaceTile", "Press", "Step", "TableScriptError", "Wait", "parse", "press_target", "resolve_tile"]
 
 LONG_S = 2.1
 SHORT_S = 0.15
@@ -62,10 +74,33 @@ class PlaceTile:
 
 
 @dataclass(frozen=True)
-class Line:
-    """One command: ``wait`` seconds after the previous line (``at``: absolute instead).
+class Press:
+    """``press``/``hold``: a button held ``seconds`` (``seat`` 1-4, None for the shared Menu)."""
 
-    ``board``: the typed board command of a board line (None for press, hold, tick, end).
+    seat: int | None
+    role: Role
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Wait:
+    """``tick``: nothing but the time before the line passes."""
+
+
+@dataclass(frozen=True)
+class End:
+    """``end``: the script stops."""
+
+
+Step: TypeAlias = Press | Wait | End | Command | PlaceTile
+"""What a line does, parsed once."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One command, ``step``: ``wait`` seconds after the previous line (``at``: absolute instead).
+
+    ``action`` and ``args`` are its words as written, ``text`` the whole line.
     """
 
     number: int
@@ -74,7 +109,12 @@ class Line:
     wait: float = 0.0
     at: float | None = None
     text: str = ""
-    board: Command | PlaceTile | None = None
+    step: Step = Wait()
+
+    @property
+    def board(self) -> Command | PlaceTile | None:
+        """The board command of a board line (None for a press, a hold, a tick, the end)."""
+        return None if isinstance(self.step, (Press, Wait, End)) else self.step
 
     def board_command(self, tile_set: str) -> Command:
         """The board command of this line, a ``LETTER.COPY`` tile taken from ``tile_set``."""
@@ -148,7 +188,7 @@ def parse(text: str) -> list[Line]:
         if not words:
             continue
         wait, at = 0.0, None
-        board: Command | PlaceTile | None = None
+        step: Step
         try:
             if words[0].lower() in ("at", "after"):
                 if len(words) < 3:
@@ -163,14 +203,15 @@ def parse(text: str) -> list[Line]:
             if action in ("press", "hold"):
                 if action == "hold" and len(args) not in (2, 3):
                     raise CommandError(Problem.ARITY, "hold SEAT done|challenge SECONDS, or hold menu SECONDS")
-                press_target(args)
+                step = Press(*press_target(args))
             elif action in ("tick", "end"):
                 check_arity(action, args, 0, 0)
+                step = Wait() if action == "tick" else End()
             elif action in USAGE and action != "exit":
-                board = _board(words)
+                step = _board(words)
             else:
                 raise CommandError(Problem.UNKNOWN, f"unknown command {action!r}")
         except CommandError as e:
             raise TableScriptError(e.problem, e.reason, raw.strip(), number) from None
-        lines.append(Line(number, action, args, wait, at, raw.strip(), board))
+        lines.append(Line(number, action, args, wait, at, raw.strip(), step))
     return lines

@@ -86,3 +86,12 @@ def test_press_targets_and_tiles() -> None:
     assert press_target(("4", "challenge", "0.8")) == (4, Role.CHALLENGE, 0.8)
     assert resolve_tile("?.1", "english") == tile_uid("?", 1) and resolve_tile("e.0", "french") == tile_uid("E", 0, "french")
     assert resolve_tile("04A1B2C3", "english") == bytes.fromhex("04A1B2C3")
+
+
+def test_every_line_is_parsed_once_into_what_it_does() -> None:
+    from scoreboard.table_script import End, Press, Wait
+
+    lines = parse("press 2 challenge long\nhold menu 0.8\nafter 3 tick\nremove H8\nend\n")
+    assert [line.step for line in lines[:3]] == [Press(2, Role.CHALLENGE, LONG_S), Press(None, Role.MENU, 0.8), Wait()]
+    assert lines[3].board == lines[3].step and lines[2].board is None
+    assert lines[4].step == End() and lines[4].board is None
