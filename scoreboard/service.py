@@ -29,7 +29,7 @@ from drivers.board.link import (
     VersionMismatch,
 )
 from drivers.board.protocol import FaultCode
-from drivers.board.reading import describe_fault
+from drivers.board.reading import describe_duplicates, describe_fault, describe_unknown
 from drivers.board.serial_link import BoardDisconnected, BoardReconnected, SerialEvent
 from drivers.board.stabiliser import Stabiliser
 from drivers.display.oled import Display
@@ -120,6 +120,7 @@ class Service:
         self.power_off = False
         self._pending_result: tuple[int, dict[str, Any]] | None = None
         self._failed: ErrorScreen | None = None
+        self._reading: tuple[str, ...] = ()  # what the log last said was wrong with the board
 
     # --- start ---------------------------------------------------------------------------
 
@@ -165,6 +166,7 @@ class Service:
                 stab.update(snapshot, at)
                 dups = tuple((uid, tuple(locs)) for uid, locs in sorted(stab.duplicates.items()))
                 self.handle(BoardRead(stab.stable, stab.is_settled, at, dups))
+                self._log_reading()
             case BoardConnected(at=at):
                 self.handle(BoardBack(at))
             case BoardDisconnected(reason=reason, at=at):
@@ -181,6 +183,23 @@ class Service:
                 log.info("board port open at %s", device)
             case _:
                 assert_never(event)
+
+    def _log_reading(self) -> None:
+        """Log unknown tiles and tiles read twice (their tags), when what is wrong changes."""
+        state = self.state
+        if state is None:
+            return
+        stab = self.stabiliser
+        try:
+            lookup = self.table.context.tiles(self.table.context.profiles(state.profile_name).tile_set)
+        except ScoreboardError:  # (a registry that cannot be read: the controller says so)
+            return
+        known = lookup.tile_of
+        lines = tuple(describe_duplicates(stab.duplicates) + describe_unknown(stab.stable, lambda uid: known(uid) is not None))
+        if lines != self._reading:
+            for line in lines:
+                log.warning("board: %s", line)
+            self._reading = lines
 
     # --- effects -------------------------------------------------------------------------
 

@@ -142,3 +142,26 @@ def test_script_lines_are_journaled_with_the_records(tmp_path: Path) -> None:
     script = [e for e in service.journal.entries(info.id) if e.kind == SCRIPT_KIND]
     assert script and all(e.payload == {"line": 7} for e in script)
     service.close()
+
+
+def test_the_log_names_unknown_tiles_and_tiles_read_twice_once_each_time_they_change(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from drivers.board.link import SnapshotReceived
+    from drivers.board.protocol import FrameType, Loc
+    from drivers.board.snapshot import BoardSnapshot
+
+    clock = Clock()
+    r = rig("de", 2)
+    service = service_for(r, tmp_path, clock)
+    service.start("de", 2)
+    stranger = bytes.fromhex("04DEADBEEF0001")
+    known = next(iter(r.registry.tiles))
+    board = BoardSnapshot({Loc.cell("H8"): stranger, Loc.cell("I8"): known, Loc.cell("J8"): known})
+    with caplog.at_level("WARNING"):
+        for k in range(4):  # the same board several times: said once
+            clock.now = 1.0 + k * 0.4
+            service.board_event(SnapshotReceived(board, FrameType.SNAPSHOT, clock.now))
+    said = [m for m in caplog.messages if m.startswith("board: ")]
+    assert said == [f"board: tile {known.hex().upper()} read at I8 and J8", "board: unknown tile at H8"]
+    service.close()

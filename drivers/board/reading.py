@@ -1,8 +1,8 @@
 """What is wrong with a board reading: unknown tiles, tiles read twice, reader faults.
 
 Pure functions. The turn controller names the places on the display (:func:`cells_text`,
-:func:`unknown_locs`); the service logs the sentences (``describe_*``). A tile the registry
-does not know is named by where it lies, never guessed.
+:func:`unknown_locs`); the service logs the sentences (``describe_*``) when what is wrong
+changes. A tile the registry does not know is named by where it lies, never guessed.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from drivers.board.reading import cells_text
+from drivers.board.protocol import Loc
+from drivers.board.reading import cells_text, unknown_locs
 from drivers.board.snapshot import BoardSnapshot
 from engine.board import Square
 from engine.errors import ScoreboardError
@@ -89,16 +90,10 @@ def judge(ctx: Context, s: TableState, w: Waiting, snap: BoardSnapshot) -> Step:
 def _lay(ctx: Context, s: TableState, seat: int, laid: tuple[tuple[Square, bytes], ...]) -> Step:
     game = playing(s).game
     lookup = ctx.tiles(game.tile_set)
-    named: list[tuple[Square, Tile]] = []
-    unknown: list[Square] = []
-    for sq, uid in laid:
-        tile = lookup.tile_of(uid)
-        if tile is None:
-            unknown.append(sq)
-        else:
-            named.append((sq, tile))
-    if unknown:
-        return error(ctx, s, ErrorKind.UNKNOWN_TILE, " ".join(sq.name() for sq in unknown)), ()
+    unknown = unknown_locs({Loc.cell(sq): uid for sq, uid in laid}, lambda uid: lookup.tile_of(uid) is not None)
+    if unknown:  # named by where it lies, never guessed
+        return error(ctx, s, ErrorKind.UNKNOWN_TILE, " ".join(loc.name() for loc in unknown)), ()
+    named = [(sq, tile) for sq, uid in laid if (tile := lookup.tile_of(uid)) is not None]
     foreign = [sq for sq, uid in laid if uid not in s.tiles.racks[seat]]
     if foreign:
         return error(ctx, s, ErrorKind.NOT_YOUR_TILE, " ".join(sq.name() for sq in foreign)), ()
