@@ -68,12 +68,14 @@ def board_read(ctx: Context, s: TableState, event: BoardRead) -> Step:
     if event.settled and isinstance(waiting, Reading):
         due = [d for d in waiting.dones if event.at >= d.pressed]
         rest = tuple(d for d in waiting.dones if event.at < d.pressed)
-        s = s.with_play_mode(Reading(rest) if rest else Idle())
+        s = s.with_play_mode(Idle())
         for press in due:
             if not isinstance(s.phase, Playing):
                 break
             s, more = judge(ctx, s, press, snap)
             fx += more
+        if rest and isinstance(s.play_mode, Idle):  # pressed after this read: the next one judges them
+            s = s.with_play_mode(Reading(rest))
     return s, fx
 
 
