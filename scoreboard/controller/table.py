@@ -163,7 +163,8 @@ def _tick(ctx: Context, s: TableState) -> Step:
 
 
 def finish(ctx: Context, s: TableState, fx: Fx) -> tuple[TableState, list[Effect]]:
-    """The step's effects in order: one journal append, the others, then the changed frames."""
+    """The step's effects in order: one journal append, the others, then the changed frames
+    (the seats' panels, then the shared display)."""
     s, clock = sync_clock(ctx, s)
     fx += clock
     records = tuple(r for e in fx if isinstance(e, Append) for r in e.records)
@@ -171,11 +172,11 @@ def finish(ctx: Context, s: TableState, fx: Fx) -> tuple[TableState, list[Effect
     effects += [e for e in fx if not isinstance(e, Append)]
     now = frames(ctx, s)
     shown = s.shown
-    if now.table != shown.table:
-        effects.append(Show(now.table))
     changed: dict[Screen, list[int]] = {}
     for seat, screen in enumerate(now.seats):
         if seat >= len(shown.seats) or shown.seats[seat] != screen:
             changed.setdefault(screen, []).append(seat)
     effects += [Show(screen, frozenset(seats)) for screen, seats in changed.items()]
+    if now.table != shown.table:  # (last: the shared display's frame is the step's final word)
+        effects.append(Show(now.table))
     return replace(s, shown=Shown(now.table, now.seats)), effects
