@@ -100,7 +100,7 @@ class Rig:
                 self.journal.extend(e.records)
             elif isinstance(e, Show) and e.seats is None:
                 self.screens.append(e.screen)
-            elif isinstance(e, Show):
+            elif isinstance(e, Show) and e.seats is not None:
                 self.seat_screens += [(seat, e.screen) for seat in sorted(e.seats)]
 
     def feed(self, event: object) -> None:
@@ -128,7 +128,7 @@ class Rig:
         """Test set-up: the game in play with only ``tiles`` left in its bag (a late game),
         as a new state holding a changed copy of the game."""
         game = self.game.copy()
-        game.bag._tiles[:] = game.bag.tiles()[:tiles]  # type: ignore[attr-defined]
+        game.bag._tiles[:] = game.bag.tiles()[:tiles]
         self.state = replace(self.state, phase=replace(self.phase, game=game))
 
     def panel(self, seat: int) -> Screen | None:

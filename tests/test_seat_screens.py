@@ -76,11 +76,12 @@ def test_shared_screens_show_on_every_panel() -> None:
     assert all(isinstance(r.panel(seat), MenuScreen) for seat in range(3))
 
 
-def test_a_service_with_a_panel_per_seat_puts_each_seats_frame_on_its_display(tmp_path: Path) -> None:
-    r = rig("de", 2, words=("HAUS",))
-    panels = [Display(dummy(width=128, height=64, mode="1")) for _ in range(2)]
+def service_panels(tmp_path: Path, players: int) -> tuple[Rig, Service, list[Display]]:
+    """A rig whose presses go through a real Service with one dummy panel per seat."""
+    r = rig("de", players, words=("HAUS",))
+    panels = [Display(dummy(width=128, height=64, mode="1")) for _ in range(players)]
     service = Service(r.table, Journal.open(tmp_path), panels, language="de", clock=lambda: r.now, seat_panels=True)
-    service.start("de", 2)
+    service.start("de", players)
 
     def feed(event: object) -> None:
         service.handle(event)  # type: ignore[arg-type]
@@ -88,6 +89,11 @@ def test_a_service_with_a_panel_per_seat_puts_each_seats_frame_on_its_display(tm
         r.state = service.state
 
     r.feed = feed  # type: ignore[method-assign]
+    return r, service, panels
+
+
+def test_a_service_with_a_panel_per_seat_puts_each_seats_frame_on_its_display(tmp_path: Path) -> None:
+    r, service, panels = service_panels(tmp_path, 2)
     r.draw_first("AE")
     r.deal({0: "HAUSTEN", 1: "ABENDRO"})
     r.challenge(2, long=True)  # Ben's unseen tiles
@@ -102,17 +108,7 @@ def test_a_service_with_a_panel_per_seat_puts_each_seats_frame_on_its_display(tm
 
 
 def test_panels_of_seats_without_a_player_show_the_shared_screen_and_follow_a_new_player_count(tmp_path: Path) -> None:
-    r = rig("de", 4, words=("HAUS",))
-    panels = [Display(dummy(width=128, height=64, mode="1")) for _ in range(4)]
-    service = Service(r.table, Journal.open(tmp_path), panels, language="de", clock=lambda: r.now, seat_panels=True)
-    service.start("de", 4)
-
-    def feed(event: object) -> None:
-        service.handle(event)  # type: ignore[arg-type]
-        assert service.state is not None
-        r.state = service.state
-
-    r.feed = feed  # type: ignore[method-assign]
+    r, service, panels = service_panels(tmp_path, 4)
     r.draw_first("AEIO")
     r.deal({0: "HAUSTEN", 1: "ABENDRO", 2: "LTAIMEG", 3: "ZUFRIEK"})
     r.menu(); r.menu(); r.done(1)  # Players: 4 -> 2 for the next game
@@ -123,6 +119,7 @@ def test_panels_of_seats_without_a_player_show_the_shared_screen_and_follow_a_ne
     assert service.state is not None and service.state.seats == 2
     for seat in (2, 3):  # no player there now: the shared screen, not the last question
         assert service.state.shown.seats[seat] == service.state.shown.seats[1]
-        assert panels[seat].image is not None
-        assert panels[seat].image.tobytes() == render(service.state.shown.seats[1], "de").convert("1").tobytes()  # type: ignore[arg-type]
+        image, shared = panels[seat].image, service.state.shown.seats[1]
+        assert image is not None and shared is not None
+        assert image.tobytes() == render(shared, "de").convert("1").tobytes()
     service.close()
