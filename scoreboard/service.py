@@ -28,9 +28,10 @@ from drivers.board.link import (
     UnsupportedBoard,
     VersionMismatch,
 )
-from drivers.board.protocol import FaultCode
+from drivers.board.protocol import FaultCode, Loc
 from drivers.board.reading import describe_duplicates, describe_fault, describe_unknown
 from drivers.board.serial_link import BoardDisconnected, BoardReconnected, SerialEvent
+from drivers.board.snapshot import BoardSnapshot
 from drivers.board.stabiliser import Stabiliser
 from drivers.display.oled import Display
 from engine.errors import ScoreboardError
@@ -121,6 +122,7 @@ class Service:
         self._pending_result: tuple[int, dict[str, Any]] | None = None
         self._failed: ErrorScreen | None = None
         self._reading: tuple[str, ...] = ()  # what the log last said was wrong with the board
+        self._read_seen: tuple[BoardSnapshot, tuple[tuple[bytes, tuple[Loc, ...]], ...], str] | None = None
 
     # --- start ---------------------------------------------------------------------------
 
@@ -166,7 +168,7 @@ class Service:
                 stab.update(snapshot, at)
                 dups = tuple((uid, tuple(locs)) for uid, locs in sorted(stab.duplicates.items()))
                 self.handle(BoardRead(stab.stable, stab.is_settled, at, dups))
-                self._log_reading()
+                self._log_reading(dups)
             case BoardConnected(at=at):
                 self.handle(BoardBack(at))
             case BoardDisconnected(reason=reason, at=at):
@@ -184,12 +186,20 @@ class Service:
             case _:
                 assert_never(event)
 
-    def _log_reading(self) -> None:
-        """Log unknown tiles and tiles read twice (their tags), when what is wrong changes."""
+    def _log_reading(self, dups: tuple[tuple[bytes, tuple[Loc, ...]], ...]) -> None:
+        """Log unknown tiles and tiles read twice (their tags), when what is wrong changes.
+
+        Only a changed stable board (a new snapshot object), new duplicates or another
+        game's tile set is looked at again: most reports (heartbeats) change nothing.
+        """
         state = self.state
         if state is None:
             return
         stab = self.stabiliser
+        seen = self._read_seen
+        if seen is not None and seen[0] is stab.stable and seen[1:] == (dups, state.profile_name):
+            return
+        self._read_seen = (stab.stable, dups, state.profile_name)
         try:
             lookup = self.table.context.tiles(self.table.context.profiles(state.profile_name).tile_set)
         except ScoreboardError:  # (a registry that cannot be read: the controller says so)
