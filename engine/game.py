@@ -429,8 +429,9 @@ class Game:
                 challenger,
             )
         self._before_ruling = self.copy()
-        self.log.append(Challenge(challenger, invalid, extends_own_phony))
-        self._ruling = self.log[-1]  # type: ignore[assignment]
+        ruling = Challenge(challenger, invalid, extends_own_phony)
+        self.log.append(ruling)
+        self._ruling = ruling
         player = w.player
         if invalid:
             play = self.events[w.event_index]
@@ -796,6 +797,7 @@ _STATE = (
     "_window", "_lose_next", "_turns", "_placed_by", "_before_play", "_before_ruling", "_ruling",
 )
 """What makes a game's state (:meth:`Game.__eq__`); ``tile_set`` follows from the profile."""
+
 
 def _same(a: Game, b: Game, seen: set[tuple[int, int]]) -> bool:
     """``a == b``, each pair of games compared once: the copies kept for undo and override

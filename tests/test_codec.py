@@ -1,4 +1,4 @@
-"""Tests of scoreboard.codec: engine commands to JSON and back, losslessly."""
+"""Tests of scoreboard.journal_format's command codec: engine commands to JSON and back, losslessly."""
 
 from __future__ import annotations
 

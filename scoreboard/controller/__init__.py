@@ -50,12 +50,15 @@ if TYPE_CHECKING:
     from .table import Table as Table
 
 _MODULES = {
-    'context': ('Context', 'Settings', 'TileLookup',),
-    'effects': ('Append', 'Effect', 'GameOver', 'HouseWord', 'PowerOff', 'Show',),
-    'inputs': ('BoardAway', 'BoardBack', 'BoardRead', 'Input', 'ReaderState', 'Tick',),
-    'records': ('ClockState', 'Committed', 'Record', 'Started',),
-    'state': ('Adjusting', 'Asking', 'BlankPick', 'Confirming', 'FirstDraw', 'Idle', 'Lobby', 'Menu', 'Mode', 'Notice', 'Over', 'Phase', 'PlayMode', 'Playing', 'Reading', 'Shown', 'TableState',),
-    'table': ('Table',),
+    "context": ("Context", "Settings", "TileLookup"),
+    "effects": ("Append", "Effect", "GameOver", "HouseWord", "PowerOff", "Show"),
+    "inputs": ("BoardAway", "BoardBack", "BoardRead", "Input", "ReaderState", "Tick"),
+    "records": ("ClockState", "Committed", "Record", "Started"),
+    "state": (
+        "Adjusting", "Asking", "BlankPick", "Confirming", "FirstDraw", "Idle", "Lobby", "Menu", "Mode", "Notice",
+        "Over", "Phase", "PlayMode", "Playing", "Reading", "Shown", "TableState",
+    ),
+    "table": ("Table",),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
 

@@ -20,10 +20,10 @@ from .challenges import challenge, unseen
 from .clocks import resume
 from .commit import Step, playing
 from .context import Context
-from .corrections import MENU_ITEMS, adjust_button, ask, asking_button, choose, menu_button
+from .corrections import adjust_button, ask, asking_button, choose, menu_button
 from .judging import confirm, done, pick
 from .messages import error
-from .state import Adjusting, Asking, BlankPick, Confirming, Idle, Menu, Playing, Reading, TableState
+from .state import MENU_ITEMS, Adjusting, Asking, BlankPick, Confirming, Idle, Menu, Playing, Reading, TableState
 
 __all__ = ["press"]
 

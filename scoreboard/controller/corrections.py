@@ -24,11 +24,9 @@ from .context import Context
 from .effects import PowerOff
 from .first_draw import new_game
 from .messages import error, refusal
-from .state import Adjusting, Asking, BlankPick, Confirming, Idle, Menu, Playing, Reading, TableState
+from .state import MENU_ITEMS, Adjusting, Asking, BlankPick, Confirming, Idle, Menu, Playing, Reading, TableState
 
-__all__ = ["MENU_ITEMS", "ask", "asking_button", "adjust_button", "choose", "menu_button"]
-
-MENU_ITEMS: tuple[MenuItem, ...] = tuple(MenuItem)
+__all__ = ["ask", "asking_button", "adjust_button", "choose", "menu_button"]
 
 
 def ask(ctx: Context, s: TableState, kind: ConfirmKind, seat: int, player: int = 0, points: int = 0) -> TableState:

@@ -28,7 +28,7 @@ from scoreboard.screens.models import ConfirmKind, ErrorKind
 from .challenges import close_pending_window, open_window
 from .commit import Fx, Step, commit, lexicon, playing
 from .context import Context
-from .messages import error, refusal
+from .messages import error, refusal, squares_text
 from .state import BlankPick, Confirming, Idle, Playing, Reading, TableState, Waiting
 
 __all__ = ["blank_squares", "confirm", "done", "judge", "pick"]
@@ -76,7 +76,7 @@ def judge(ctx: Context, s: TableState, w: Waiting, snap: BoardSnapshot) -> Step:
     cells = snap.cells()
     moved = sorted(sq for sq, uid in s.tiles.board.items() if cells.get(sq) != uid)
     if moved:
-        return error(ctx, s, ErrorKind.TILE_MOVED, " ".join(sq.name() for sq in moved)), ()
+        return error(ctx, s, ErrorKind.TILE_MOVED, squares_text(moved)), ()
     fx: Fx = ()
     if window is not None and not window.going_out and game.profile.window_closes is WindowCloses.NEXT_PLAYER_ACTS:
         s, fx, _ = commit(ctx, s, CloseWindow())  # the next player's Done closes the window
@@ -96,7 +96,7 @@ def _lay(ctx: Context, s: TableState, seat: int, laid: tuple[tuple[Square, bytes
     named = [(sq, tile) for sq, uid in laid if (tile := lookup.tile_of(uid)) is not None]
     foreign = [sq for sq, uid in laid if uid not in s.tiles.racks[seat]]
     if foreign:
-        return error(ctx, s, ErrorKind.NOT_YOUR_TILE, " ".join(sq.name() for sq in foreign)), ()
+        return error(ctx, s, ErrorKind.NOT_YOUR_TILE, squares_text(foreign)), ()
     if not any(tile.letter == BLANK for _, tile in named):
         return _play(ctx, s, seat, laid, Placement(named))
     trial = Placement((sq, tile.assigned("A") if tile.letter == BLANK else tile) for sq, tile in named)

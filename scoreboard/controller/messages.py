@@ -29,7 +29,7 @@ from scoreboard.screens.models import ErrorKind, ErrorScreen, Screen
 from .context import Context
 from .state import Notice, TableState
 
-__all__ = ["error", "notice", "refusal", "refusal_screen"]
+__all__ = ["error", "notice", "refusal", "refusal_screen", "squares_text"]
 
 
 def notice(ctx: Context, s: TableState, screen: Screen, seconds: float | None = None, seat: int | None = None) -> TableState:
@@ -62,15 +62,15 @@ def refusal_screen(e: ScoreboardError, names: tuple[str, ...]) -> ErrorScreen:
     """The error screen of an engine refusal: its kind and the squares, seat or reason it carries."""
     match e:
         case NotInLineError(squares=squares):
-            return ErrorScreen(ErrorKind.NOT_IN_LINE, _squares(squares))
+            return ErrorScreen(ErrorKind.NOT_IN_LINE, squares_text(squares))
         case GapError(squares=squares):
-            return ErrorScreen(ErrorKind.GAP, _squares(squares))
+            return ErrorScreen(ErrorKind.GAP, squares_text(squares))
         case NotConnectedError(squares=squares):
-            return ErrorScreen(ErrorKind.NOT_TOUCHING, _squares(squares))
+            return ErrorScreen(ErrorKind.NOT_TOUCHING, squares_text(squares))
         case CentreNotCoveredError(squares=squares):  # the centre to cover, then the play's squares
-            return ErrorScreen(ErrorKind.NOT_CENTER, _squares((CENTRE, *squares)))
+            return ErrorScreen(ErrorKind.NOT_CENTER, squares_text((CENTRE, *squares)))
         case OpeningTooShortError(squares=squares):
-            return ErrorScreen(ErrorKind.OPENING_TOO_SHORT, _squares(squares))
+            return ErrorScreen(ErrorKind.OPENING_TOO_SHORT, squares_text(squares))
         case NotOnRackError():
             return ErrorScreen(ErrorKind.NOT_YOUR_TILE)
         case NotYourTurnError(turn=turn):
@@ -85,5 +85,6 @@ def refusal_screen(e: ScoreboardError, names: tuple[str, ...]) -> ErrorScreen:
             return ErrorScreen(ErrorKind.BAD_PLAY, str(e))
 
 
-def _squares(squares: Iterable[Square]) -> str:
+def squares_text(squares: Iterable[Square]) -> str:
+    """Squares for a display line, as given: ``H8 H9 H10``."""
     return " ".join(sq.name() for sq in squares)

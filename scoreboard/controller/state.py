@@ -22,7 +22,7 @@ from engine.board import Square
 from engine.clock import GameClock, MoveTimer
 from engine.first_player import FirstPlayerDraw
 from engine.game import Game
-from scoreboard.screens.models import ConfirmKind, Screen
+from scoreboard.screens.models import ConfirmKind, MenuItem, Screen
 
 __all__ = [
     "Adjusting",
@@ -35,6 +35,7 @@ __all__ = [
     "Idle",
     "LastPlay",
     "Lobby",
+    "MENU_ITEMS",
     "Menu",
     "Mode",
     "Notice",
@@ -175,9 +176,14 @@ PlayMode: TypeAlias = Idle | Reading | Confirming | BlankPick
 """What the game in play waits for from the player to move."""
 
 
+MENU_ITEMS: tuple[MenuItem, ...] = tuple(MenuItem)
+"""The menu's items in the order the Menu button steps through them."""
+
+
 @dataclass(frozen=True)
 class Menu:
-    """The menu is open on its item ``selected``; ``under``: what it interrupted."""
+    """The menu is open on its item ``selected`` (of :data:`MENU_ITEMS`); ``under``: what it
+    interrupted."""
 
     selected: int = 0
     under: PlayMode = Idle()

@@ -37,7 +37,9 @@ from scoreboard.screens.models import (
 
 from .context import Context
 from .judging import blank_squares
+from .messages import squares_text
 from .state import (
+    MENU_ITEMS,
     Adjusting,
     Asking,
     BlankPick,
@@ -53,8 +55,6 @@ from .state import (
 )
 
 __all__ = ["Frames", "frames", "last_play_screen", "scores_screen"]
-
-MENU_ITEMS: tuple[MenuItem, ...] = tuple(MenuItem)
 
 
 @dataclass(frozen=True)
@@ -136,10 +136,10 @@ def _board_and_game(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int |
         yield TallyScreen(rows, tally.winners), None
         return
     if tiles.to_remove:
-        yield ErrorScreen(ErrorKind.REMOVE_TILES, " ".join(sq.name() for sq in sorted(tiles.to_remove))), None
+        yield ErrorScreen(ErrorKind.REMOVE_TILES, squares_text(sorted(tiles.to_remove))), None
         return
     if tiles.to_place:  # an overridden ruling or a restored board: the committed tiles go back
-        yield ErrorScreen(ErrorKind.TILE_MOVED, " ".join(sq.name() for sq in sorted(tiles.to_place))), None
+        yield ErrorScreen(ErrorKind.TILE_MOVED, squares_text(sorted(tiles.to_place))), None
         return
     match phase:
         case Lobby():
