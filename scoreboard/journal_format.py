@@ -54,6 +54,7 @@ __all__ = [
     "COMMAND_TYPES",
     "TYPE_KEY",
     "CodecError",
+    "GameRecords",
     "decode_command",
     "decode_entry",
     "decode_meta",
@@ -263,8 +264,6 @@ def decode_command(obj: Mapping[str, Any], tile_set: TileSet) -> Command:
         except _BadValue as e:
             raise CodecError(f"{name}: field {f.name!r}: {e}") from None
     return spec.cls(**kwargs)
-
-
 
 
 # --- a game's meta data and entries -------------------------------------------------------
