@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test soak bench venv clean
 
 venv: $(VENV)/.installed
 
@@ -19,7 +19,11 @@ demo: venv
 	$(VENV)/bin/scoreboard demo --out demo-out
 
 test: venv
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not soak"
+
+# the long runs: >= 1,000 SIGKILLs across scripted games, torn journal copies, long fuzzing
+soak: venv
+	$(PY) -m pytest -q -s -m soak
 
 bench: venv
 	$(VENV)/bin/scoreboard bench
