@@ -5,11 +5,15 @@ finished and their result) and each game's entries: ``(seq, kind, payload, at)``
 a JSON object; what the kinds and payloads mean is :mod:`scoreboard.journal_format`'s.
 
 The file runs in WAL mode with ``synchronous=FULL``; every write is one transaction,
-committed before the call returns. A file that is not a readable journal (not SQLite, a
-failed ``PRAGMA quick_check``, or a schema newer than this code) is set aside under a new
-name and a fresh journal started; :attr:`Journal.recovered_from` tells where the old one went.
-The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` brings an older file
-up to date, one function per version.
+committed before the call returns. A file that is not a whole, readable journal (not SQLite,
+empty, a write-ahead log that would lose saved records (:mod:`scoreboard.journal_wal`), a
+failed ``PRAGMA quick_check``, text that is not UTF-8 JSON, or a schema newer than this code)
+is found before SQLite writes to it (the checks read the bytes, then a read-only connection),
+set aside byte for byte under a new name, and a fresh journal started with every game and
+entry that can still be read from a copy of it (:mod:`scoreboard.journal_salvage`);
+:attr:`Journal.recovered_from` and :attr:`Journal.recovery_note` tell where the old one went
+and what was kept. The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS`
+brings an older file up to date, one function per version.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from types import TracebackType
 from typing import Any, Self
 
 from engine.errors import ScoreboardError
+from scoreboard.journal_salvage import SalvagedGame, salvage
+from scoreboard.journal_wal import wal_damage
 
 JOURNAL_NAME = "journal.db"
 
@@ -227,12 +233,14 @@ def set_aside(db: Path, tag: str, moment: datetime) -> Path:
 
 
 class _Unusable(Exception):
-    """Internal: the file is not a journal this code can use (``tag`` names why)."""
+    """Internal: the file is not a journal this code can use (``tag`` names why; ``salvage``:
+    whether what it holds may be copied into a new journal)."""
 
-    def __init__(self, tag: str, message: str) -> None:
+    def __init__(self, tag: str, message: str, *, salvage: bool = True) -> None:
         super().__init__(message)
         self.tag = tag
         self.message = message
+        self.salvage = salvage
 
 
 # --- the journal --------------------------------------------------------------------------
@@ -277,26 +285,45 @@ class Journal:
             raise JournalOpenError(
                 f"cannot create the state directory {state_dir}: {e.strerror or e}"
             ) from None
+        shm = _read_side(db, "-shm")  # the read-only check rebuilds it: the original is kept
         try:
+            _inspect(db)
+            _check(db)
             conn = _connect(db, connection_factory)
         except _Unusable as bad:
-            try:
-                moved = set_aside(db, bad.tag, now())
-            except OSError as e:
-                raise JournalOpenError(
-                    f"{db}: {bad.message}, and it cannot be moved aside: {e.strerror or e}"
-                ) from None
-            try:
-                conn = _connect(db, connection_factory)
-            except _Unusable as again:  # pragma: no cover - a fresh file is always usable
-                raise JournalOpenError(f"{db}: a new journal is unusable too: {again.message}") from None
-            journal = cls(conn, db, now=now)
-            journal.recovered_from = moved
-            journal.recovery_note = (
-                f"The game journal {db} {bad.message}; it was moved to {moved} and a new journal was started."
-            )
-            return journal
+            return cls._recover(db, bad, shm, now, connection_factory)
         return cls(conn, db, now=now)
+
+    @classmethod
+    def _recover(
+        cls, db: Path, bad: _Unusable, shm: bytes | None, now: Clock, connection_factory: ConnectionFactory
+    ) -> Journal:
+        """Set the unusable ``db`` aside (with its original ``-shm`` bytes), start a new
+        journal, and copy into it what can still be read from the old one."""
+        try:
+            moved = set_aside(db, bad.tag, now())
+            if shm is not None and os.path.lexists(f"{moved}-shm"):
+                Path(f"{moved}-shm").write_bytes(shm)
+        except OSError as e:
+            raise JournalOpenError(
+                f"{db}: {bad.message}, and it cannot be moved aside: {e.strerror or e}"
+            ) from None
+        try:
+            conn = _connect(db, connection_factory)
+        except _Unusable as again:  # pragma: no cover - a fresh file is always usable
+            raise JournalOpenError(f"{db}: a new journal is unusable too: {again.message}") from None
+        journal = cls(conn, db, now=now)
+        kept = "nothing of it was copied"
+        if bad.salvage:
+            found = salvage(moved)
+            journal._take(found.games)
+            kept = found.summary()
+        journal.recovered_from = moved
+        journal.recovery_note = (
+            f"The game journal {db} {bad.message}. Its original files are kept unchanged as {moved}"
+            f" (with any -wal and -shm); {kept}; the new journal goes on from there."
+        )
+        return journal
 
     @classmethod
     def open_existing(
@@ -312,6 +339,8 @@ class Journal:
         if not db.is_file():
             raise NoJournalError(f"no game journal at {db}")
         try:
+            _inspect(db)
+            _check(db)
             return cls(_connect(db, connection_factory), db)
         except _Unusable as bad:
             error = JournalVersionError if bad.tag == "newer" else JournalCorruptError
@@ -412,6 +441,8 @@ class Journal:
         with self._lock:
             try:
                 return self._conn.execute(sql, params).fetchall()
+            except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
+                raise JournalCorruptError(f"{self.path}: the journal is damaged: {e.object[:40]!r}") from None
             except sqlite3.DatabaseError as e:
                 if _is_corruption(e):
                     raise JournalCorruptError(f"{self.path}: the journal is damaged: {e}") from e
@@ -421,8 +452,8 @@ class Journal:
                     ) from e
                 raise
 
-    _GAME_SQL = (
-        "SELECT g.id, g.started, g.meta, g.finished, g.result,"
+    _GAME_SQL = (  # JSON as bytes: text that is not UTF-8 is told as damage, with where it is
+        "SELECT g.id, g.started, CAST(g.meta AS BLOB), g.finished, CAST(g.result AS BLOB),"
         " (SELECT COUNT(*) FROM entries e WHERE e.game_id = g.id) FROM games g"
     )
 
@@ -438,7 +469,11 @@ class Journal:
             count,
         )
 
-    def _loads(self, text: str, what: str) -> dict[str, Any]:
+    def _loads(self, data: bytes | str, what: str) -> dict[str, Any]:
+        try:
+            text = data.decode("utf-8") if isinstance(data, bytes) else data
+        except UnicodeDecodeError:
+            raise JournalCorruptError(f"{self.path}: {what} is not UTF-8 text: {data[:60]!r}") from None
         try:
             value = json.loads(text)
         except (TypeError, ValueError):
@@ -472,12 +507,27 @@ class Journal:
         """The entries of ``game_id`` in order; :class:`NoSuchGameError` if there is no such game."""
         self.game(game_id)
         rows = self._read(
-            "SELECT seq, kind, payload, at FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
+            "SELECT seq, kind, CAST(payload AS BLOB), at FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
         )
         return [
             Entry(seq, kind, self._loads(payload, f"game {game_id} entry {seq}"), at)
             for seq, kind, payload, at in rows
         ]
+
+
+    def _take(self, games: Sequence[SalvagedGame]) -> None:
+        """Copy ``games`` (read from a damaged journal) into this new one, ids and all, in
+        one transaction."""
+        with self._write() as conn:
+            for game in games:
+                conn.execute(
+                    "INSERT INTO games (id, started, meta, finished, result) VALUES (?, ?, ?, ?, ?)",
+                    (game.id, game.started, game.meta, game.finished, game.result),
+                )
+                conn.executemany(
+                    "INSERT INTO entries (game_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
+                    [(game.id, *entry) for entry in game.entries],
+                )
 
 
 def _entry_row(kind: str, payload: Mapping[str, Any], at: float) -> tuple[str, str, float]:
@@ -488,28 +538,52 @@ def _entry_row(kind: str, payload: Mapping[str, Any], at: float) -> tuple[str, s
     return kind, _dumps(payload, f"the {kind!r} payload"), float(at)
 
 
-def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
-    """Open ``db``, check it, set WAL and ``synchronous=FULL``, migrate it to the current schema.
+def _read_side(db: Path, suffix: str) -> bytes | None:
+    """The bytes of ``db``'s ``-wal`` or ``-shm``, None when there is none (or unreadable:
+    SQLite will say so when it opens the journal)."""
+    try:
+        return Path(f"{db}{suffix}").read_bytes()
+    except OSError:
+        return None
 
-    Raises :class:`_Unusable` for a file that is not a usable journal (closed by then) and
-    :class:`JournalOpenError` when it cannot be opened at all.
-    """
+
+def _inspect(db: Path) -> None:
+    """What the files' bytes say, before SQLite opens them: :class:`_Unusable` for a file that
+    is not SQLite, an empty journal, or a write-ahead log that would lose saved records."""
     try:
         with open(db, "rb") as f:
             header = f.read(len(_SQLITE_HEADER))
     except FileNotFoundError:
-        header = b""
+        header = None
     except OSError as e:
         raise JournalOpenError(f"cannot open the game journal {db}: {e.strerror or e}") from None
+    wal = _read_side(db, "-wal")
+    if header is None and not wal:
+        return  # no journal yet (a -shm alone holds nothing)
     if header and header != _SQLITE_HEADER:
         # not opened by SQLite at all: it would delete a -wal it cannot use when closing
         raise _Unusable("corrupt", f"is not an SQLite database (it starts with {header[:16]!r})")
+    damage = wal_damage(wal, _read_side(db, "-shm"))
+    if damage is not None:
+        raise _Unusable("damaged", f"is damaged: {damage}")
+    if header is None:
+        raise _Unusable("orphan", "is missing, but its write-ahead log is there")
+    if not header and not wal:
+        raise _Unusable("empty", "is empty (0 bytes)", salvage=False)
+
+
+def _check(db: Path) -> None:
+    """Check ``db`` through a read-only connection, which writes to neither the file nor its
+    log: the schema version, ``PRAGMA quick_check``, and that every game's meta data and
+    result and the entries of the games a start reads (the latest, the latest unfinished)
+    are UTF-8 JSON objects. :class:`_Unusable` when not."""
+    if not db.exists():
+        return
     try:
-        conn = sqlite3.connect(
-            db, timeout=10.0, isolation_level=None, check_same_thread=False, factory=factory
-        )
+        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
     except sqlite3.Error as e:
         raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
+    conn.text_factory = bytes  # a damaged file may hold any bytes, even in quick_check's report
     try:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version > len(MIGRATIONS):
@@ -517,17 +591,84 @@ def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
                 "newer",
                 f"was written by a newer version of the scoreboard (schema {version}; "
                 f"this one knows up to {len(MIGRATIONS)})",
+                salvage=False,
             )
-        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        problems = [_text(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
-            raise _Unusable("corrupt", f"is damaged ({'; '.join(map(str, problems[:3]))})")
+            raise _Unusable("corrupt", f"is damaged ({'; '.join(problems[:3])})")
+        if version == 0:
+            return  # no tables yet
+        games = conn.execute("SELECT id, meta, result, finished FROM games ORDER BY id").fetchall()
+        for game_id, meta, result, _ in games:
+            _object(meta, f"game {game_id} meta data")
+            if result is not None:
+                _object(result, f"game {game_id} result")
+        ids = {games[-1][0]} if games else set()
+        ids |= {g[0] for g in games if g[3] is None}
+        for game_id in sorted(ids)[-2:]:
+            rows = conn.execute(
+                "SELECT seq, kind, payload FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
+            ).fetchall()
+            for seq, kind, payload in rows:
+                _text(kind, strict=f"game {game_id} entry {seq}")
+                _object(payload, f"game {game_id} entry {seq}")
+    except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
+        raise _Unusable("corrupt", f"is damaged (its schema is not readable text: {e.object[:40]!r})") from None
+    except sqlite3.DatabaseError as e:
+        if _sqlite_code(e) in _ENVIRONMENT:
+            raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
+        raise _Unusable("corrupt", f"is not a readable journal ({e})") from None
+    finally:
+        conn.close()
+
+
+_ENVIRONMENT = {  # what a read can fail on that is not the file's fault
+    getattr(sqlite3, name)
+    for name in (
+        "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM",
+        "SQLITE_READONLY", "SQLITE_NOMEM", "SQLITE_FULL", "SQLITE_AUTH", "SQLITE_PROTOCOL",
+    )
+}
+
+
+def _text(value: object, strict: str | None = None) -> str:
+    """``value`` (bytes from a :attr:`~sqlite3.Connection.text_factory` of bytes) as text;
+    with ``strict`` (what it is), bytes that are not UTF-8 make the file :class:`_Unusable`."""
+    if not isinstance(value, bytes):
+        return str(value)
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        if strict is None:
+            return value.decode("utf-8", errors="replace")
+        raise _Unusable("corrupt", f"is damaged: {strict} is not UTF-8 text ({value[:40]!r})") from None
+
+
+def _object(value: object, what: str) -> None:
+    """Make sure ``value`` is a UTF-8 JSON object, else the file is :class:`_Unusable`."""
+    text = _text(value, strict=what)
+    try:
+        decoded = json.loads(text)
+    except ValueError:
+        decoded = None
+    if not isinstance(decoded, dict):
+        raise _Unusable("corrupt", f"is damaged: {what} is not a JSON object ({text[:40]!r})")
+
+
+def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
+    """Open ``db`` (checked by then), set WAL and ``synchronous=FULL``, migrate it to the
+    current schema. :class:`JournalOpenError` when it cannot be opened at all."""
+    try:
+        conn = sqlite3.connect(
+            db, timeout=10.0, isolation_level=None, check_same_thread=False, factory=factory
+        )
+    except sqlite3.Error as e:
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
+    try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         _migrate(conn)
-    except _Unusable:
-        conn.close()
-        raise
     except sqlite3.DatabaseError as e:
         conn.close()
         if _is_corruption(e):

@@ -28,10 +28,11 @@ from engine.tiles import TileSet
 from scoreboard.config import Config, load_config, state_dir
 from scoreboard.controller import Context, Settings, Table, TileLookup
 from scoreboard.hardware import Hardware, Simulation, build_hardware
-from scoreboard.journal import Journal
+from scoreboard.journal import JOURNAL_NAME, Journal, JournalOpenError
 from scoreboard.lexicons import HouseList, open_lexicon
 from scoreboard.notify import ServiceNotifier
 from scoreboard.runner import Runner
+from scoreboard.screens import ErrorKind, ErrorScreen, render
 from scoreboard.scripted import ScriptedJournal, ScriptPlayer, resume_point
 from scoreboard.service import GameJournal, Service
 from scoreboard.table_script import Line, parse
@@ -77,7 +78,13 @@ def run(
     stop = stop or threading.Event()
     profile = config.rule_profile()
     notifier = ServiceNotifier()
-    with Journal.open(state) as journal:
+    try:
+        opened = Journal.open(state)
+    except JournalOpenError:  # the display says so before the service stops
+        for display in hardware.displays:
+            display.show(render(ErrorScreen(ErrorKind.JOURNAL_FAILED, "journal unreadable"), config.ui.language))  # type: ignore[arg-type]
+        raise
+    with opened as journal:
         if journal.recovery_note:
             log.error("%s", journal.recovery_note)
         resume = resume_point(journal) if script is not None else None
@@ -96,6 +103,8 @@ def run(
         )
         runner = Runner(service, hardware, notifier, stop)
         service.start(profile.name, len(config.game.players), paused=script is None)
+        if journal.recovered_from is not None:  # the players' helper is told where it is
+            service.announce(ErrorScreen(ErrorKind.JOURNAL_DAMAGED, _stamp(journal.recovered_from)), DAMAGE_NOTICE_S)
         hardware.start()
         notifier.ready("scoreboard running")
         if script is not None:
@@ -110,11 +119,21 @@ def run(
         return service.power_off
 
 
+JOURNAL_UNREADABLE = 3  # the exit status when the journal cannot be opened at all
+DAMAGE_NOTICE_S = 15.0  # how long the display tells of a damaged journal kept aside, at the start
+
+
+def _stamp(kept: Path) -> str:
+    """The time stamp that marks a set-aside journal (``journal.db.damaged-STAMP``)."""
+    return kept.name.removeprefix(JOURNAL_NAME + ".").partition("-")[2]
+
+
 # --- the command -------------------------------------------------------------------------------
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """``scoreboard run``; exit 0 when stopped, 2 when it cannot start."""
+    """``scoreboard run``; exit 0 when stopped, 2 when it cannot start, 3
+    (:data:`JOURNAL_UNREADABLE`) when the journal cannot be opened at all."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if not args.simulate and (args.link or args.script or args.virtual_clock or args.window):
         print("scoreboard: --link, --script, --virtual-clock and --window need --simulate", file=sys.stderr)
@@ -134,6 +153,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 simulation = Simulation(out, link, args.virtual_clock, args.window)
             with build_hardware(config, state, simulation) as hardware:
                 shut_down = not stop.is_set() and run(config, state, hardware, script, stop)
+        except JournalOpenError as e:  # restarting does not help: the unit does not (systemd/README.md)
+            print(f"scoreboard: {e}", file=sys.stderr)
+            return JOURNAL_UNREADABLE
         except (ScoreboardError, OSError) as e:
             print(f"scoreboard: {e}", file=sys.stderr)
             return 2

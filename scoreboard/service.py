@@ -283,15 +283,25 @@ class Service:
         log.error("%s", error)
         why = "disk full" if error.failure is WriteFailure.DISK_FULL else "storage error"
         screen = ErrorScreen(ErrorKind.JOURNAL_FAILED, why)
+        self._put_everywhere(screen)
+        return screen
+
+    def _put_everywhere(self, screen: Screen) -> None:
         self._put(screen, None)
         for seat in range(len(self.displays) if self.seat_panels else 0):
             self._put(screen, seat)
-        return screen
 
-    def _with_notice(self, state: TableState, screen: ErrorScreen) -> TableState:
-        """``state`` showing ``screen`` on every display for the notice time (the next
-        steps keep it up)."""
-        until = state.now + self.table.context.settings.notice_s
+    def announce(self, screen: ErrorScreen, seconds: float) -> None:
+        """``screen`` on every display for ``seconds`` from now (news of the start, such as a
+        damaged journal kept aside); :meth:`start` first."""
+        assert self.state is not None, "start() first"
+        self._put_everywhere(screen)
+        self.state = self._with_notice(self.state, screen, seconds)
+
+    def _with_notice(self, state: TableState, screen: ErrorScreen, seconds: float | None = None) -> TableState:
+        """``state`` showing ``screen`` on every display for ``seconds`` (the notice time by
+        default; the next steps keep it up)."""
+        until = state.now + (self.table.context.settings.notice_s if seconds is None else seconds)
         return replace(state, notice=Notice(screen, until), shown=Shown(screen, (screen,) * state.seats))
 
     def _show(self, effect: Show) -> None:

@@ -59,7 +59,7 @@ from scoreboard.config import load_config
 from scoreboard.controller import BoardRead, ClockState, Committed, Record, TableState
 from scoreboard.demo import SETTLE, ScriptWriter
 from scoreboard.journal import JOURNAL_NAME, Journal, JournalWriteError, WriteFailure
-from scoreboard.run_cli import run
+from scoreboard.run_cli import DAMAGE_NOTICE_S, run
 from scoreboard.table_script import parse
 from scoreboard.journal_format import COMMAND_KIND
 from scoreboard.lexicons import open_lexicon
@@ -991,7 +991,7 @@ def test_a_play_over_a_dead_reader_is_not_judged_without_its_tiles(tmp_path: Pat
 
 def test_a_corrupt_journal_is_set_aside_and_a_new_game_starts(tmp_path: Path) -> None:
     """Garbage at journal.db: the service starts, keeps the file under a new name, says so in
-    its log, and journals the new game's draws."""
+    its log and on the display, and journals the new game's draws."""
     garbage = b"\x00this is no journal\xff" * 500
     state = tmp_path / "state"
     state.mkdir()
@@ -1000,10 +1000,11 @@ def test_a_corrupt_journal_is_set_aside_and_a_new_game_starts(tmp_path: Path) ->
     w.start("AE")
     w.draw(0, "ROSETAX")
     w.draw(1, "NTEMRAI")
-    w.line("tick", 1.0)
+    w.line("tick", DAMAGE_NOTICE_S + 1.0)
     w.line("end")
     run = run_service(tmp_path, w.text())
     kept = sorted(state.glob(JOURNAL_NAME + ".corrupt-*"))
+    told = [s for _, s in run.screens if "JOURNAL_DAMAGED" in s]
     notes = [r.getMessage() for r in run.log if r.levelno >= logging.ERROR]
     problems = []
     if run.code != 0:
@@ -1012,6 +1013,8 @@ def test_a_corrupt_journal_is_set_aside_and_a_new_game_starts(tmp_path: Path) ->
         problems.append(f"the corrupt file should be kept as it was under a new name: {kept}")
     elif not any(str(kept[0]) in n and "new journal" in n for n in notes):
         problems.append(f"the log should say where the old file went and that a new journal began: {notes}")
+    elif not told or kept[0].name.split("-", 1)[1] not in told[0]:
+        problems.append(f"the display should say the journal was damaged and how the kept file is marked: {told}")
     draws = run.draws()
     if run.started.players != PLAYERS or sorted(draws[0][0].elements()) != sorted("ROSETAX") or (
         sorted(draws[1][0].elements()) != sorted("NTEMRAI")

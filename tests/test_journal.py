@@ -409,7 +409,13 @@ def test_a_damaged_sqlite_file_fails_quick_check_and_is_set_aside(tmp_path: Path
         assert journal.recovered_from.read_bytes() == data
         note = journal.recovery_note
         assert note is not None and ("damaged" in note or "malformed" in note), note
-        assert journal.games() == []
+        assert "kept unchanged" in note and str(journal.recovered_from) in note
+        for info in journal.games():  # what could be read is kept: a prefix of each game
+            assert info.id == 1 and info.meta == META
+            entries = journal.entries(info.id)
+            assert [(e.seq, e.at, e.payload) for e in entries] == [
+                (i + 1, float(i), {"blob": "y" * 3000}) for i in range(len(entries))
+            ]
 
 
 def test_a_journal_of_a_newer_schema_is_set_aside_untouched(tmp_path: Path) -> None:
@@ -485,14 +491,35 @@ def test_a_new_schema_version_is_one_migration_function(
         assert "label" in [r[1] for r in conn.execute("PRAGMA table_info(games)")]
 
 
-def test_stored_json_that_is_not_an_object_is_a_corrupt_journal(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bad", ["'[1, 2'", "CAST(x'7b22223aff7d' AS TEXT)"], ids=["not JSON", "not UTF-8"])
+def test_a_bad_entry_of_an_old_game_is_a_typed_error_when_read(tmp_path: Path, bad: str) -> None:
+    with Journal.open(tmp_path) as journal:
+        old = journal.start_game(META)
+        journal.append(old, "k", {}, 0)
+        journal.finish(old, {"done": True})
+        journal.append(journal.start_game(META), "k", {}, 0)
+    with raw(tmp_path) as conn:
+        conn.execute(f"UPDATE entries SET payload = {bad} WHERE game_id = ?", (old,))
+    with Journal.open(tmp_path) as journal:  # a start reads only the latest games: it opens
+        assert journal.recovered_from is None
+        with pytest.raises(JournalCorruptError, match=f"game {old} entry 1 is not"):
+            journal.entries(old)
+
+
+@pytest.mark.parametrize("bad", ["'[1, 2'", "CAST(x'7b22223aff7d' AS TEXT)"], ids=["not JSON", "not UTF-8"])
+def test_a_bad_entry_of_the_game_to_resume_sets_the_journal_aside_and_keeps_what_comes_before(
+    tmp_path: Path, bad: str
+) -> None:
     with Journal.open(tmp_path) as journal:
         game = journal.start_game(META)
-        journal.append(game, "k", {}, 0)
+        for n in range(5):
+            journal.append(game, "k", {"n": n}, n)
     with raw(tmp_path) as conn:
-        conn.execute("UPDATE entries SET payload = '[1, 2'")
-    with (
-        Journal.open(tmp_path) as journal,
-        pytest.raises(JournalCorruptError, match=r"entry 1 is not a JSON object: '\[1, 2'"),
-    ):
-        journal.entries(game)
+        conn.execute(f"UPDATE entries SET payload = {bad} WHERE seq = 4")
+    original = (tmp_path / JOURNAL_NAME).read_bytes()
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovered_from == tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}"
+        assert journal.recovered_from.read_bytes() == original
+        assert journal.recovery_note is not None and "game 1 kept its first 3 of 5 records" in journal.recovery_note
+        assert [e.payload for e in journal.entries(game)] == [{"n": 0}, {"n": 1}, {"n": 2}]
+        assert journal.unfinished() is not None

@@ -213,6 +213,15 @@ TEXT: dict[str, dict[Lang, str]] = {
                 },
             ),
             (
+                ErrorKind.JOURNAL_DAMAGED,
+                {"de": "Protokoll defekt", "fr": "Journal abîmé", "en": "Journal damaged"},
+                {
+                    "de": "Original unverändert im Datenordner, markiert:",
+                    "fr": "L'original est gardé intact dans le dossier, marqué :",
+                    "en": "The original is kept unchanged in the state folder, marked:",
+                },
+            ),
+            (
                 ErrorKind.BAD_PLAY,
                 {"de": "Ungültiger Zug", "fr": "Coup non valable", "en": "Invalid play"},
                 {"de": "Zug nicht möglich:", "fr": "Coup impossible :", "en": "Play not allowed:"},

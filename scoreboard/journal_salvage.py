@@ -1,0 +1,176 @@
+"""What can still be read from a damaged journal, to go on with in a new one.
+
+:func:`salvage` works on a copy (in a temporary folder beside the original), so the original
+files stay exactly as they were found. It keeps every game whose start and meta data can be
+read, and of each game its entries from the first on, up to the first one that is missing
+or cannot be read: a game is never given a hole in the middle.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import closing, contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Salvage", "SalvagedGame", "salvage"]
+
+Row = tuple[int, str, str, float]  # an entry as stored: seq, kind, payload (JSON text), at
+
+
+@dataclass(frozen=True)
+class SalvagedGame:
+    """A game read from a damaged journal, as stored (JSON as text); ``of``: how many entries
+    it had, when fewer could be read."""
+
+    id: int
+    started: str
+    meta: str
+    finished: str | None
+    result: str | None
+    entries: tuple[Row, ...]
+    of: int | None = None
+
+
+@dataclass(frozen=True)
+class Salvage:
+    """Everything read from a damaged journal: its games, and how many could not be read."""
+
+    games: tuple[SalvagedGame, ...]
+    unreadable_games: int = 0
+
+    def summary(self) -> str:
+        """What was kept, in words for the log and the players' helper."""
+        if not self.games:
+            lost = f" ({self.unreadable_games} games could not be read)" if self.unreadable_games else ""
+            return f"nothing could be read from it{lost}"
+        entries = sum(len(g.entries) for g in self.games)
+        words = [f"{len(self.games)} games with {entries} records were copied into a new journal"]
+        words += [f"game {g.id} kept its first {len(g.entries)} of {g.of} records" for g in self.games if g.of]
+        if self.unreadable_games:
+            words.append(f"{self.unreadable_games} games could not be read")
+        return "; ".join(words)
+
+
+def salvage(db: Path) -> Salvage:
+    """What can be read from the journal ``db`` (and its ``-wal``), from a copy of them."""
+    try:
+        with _copy(db) as copy, closing(sqlite3.connect(copy, timeout=10.0)) as conn:
+            conn.text_factory = bytes
+            games: list[SalvagedGame] = []
+            unreadable = 0
+            for row in _games(conn):
+                game = _game(conn, row)
+                if game is None:
+                    unreadable += 1
+                else:
+                    games.append(game)
+            return Salvage(tuple(games), unreadable)
+    except (OSError, sqlite3.Error, UnicodeDecodeError):
+        return Salvage(())
+
+
+@contextmanager
+def _copy(db: Path) -> Iterator[Path]:
+    """A copy of ``db`` and its ``-wal`` (not the ``-shm``: SQLite rebuilds it from the log)."""
+    folder = Path(tempfile.mkdtemp(prefix=".salvage-", dir=db.parent))
+    try:
+        copy = folder / db.name
+        if db.exists():
+            shutil.copyfile(db, copy)
+        wal = Path(f"{db}-wal")
+        if wal.exists():
+            shutil.copyfile(wal, f"{copy}-wal")
+        yield copy
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _games(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
+    """The rows of ``games``; one by one when the table cannot be read whole."""
+    query = "SELECT id, started, meta, finished, result FROM games"
+    try:
+        return conn.execute(query + " ORDER BY id").fetchall()
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
+        pass
+    try:
+        ids = [i for (i,) in conn.execute("SELECT id FROM games ORDER BY id").fetchall()]
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
+        return []
+    rows = []
+    for game_id in ids:
+        with suppress(sqlite3.DatabaseError, UnicodeDecodeError):
+            rows += conn.execute(query + " WHERE id = ?", (game_id,)).fetchall()
+    return rows
+
+
+def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> SalvagedGame | None:
+    game_id, started, meta, finished, result = row
+    started_text, meta_text = _text(started), _json(meta)
+    if not isinstance(game_id, int) or started_text is None or meta_text is None:
+        return None
+    finished_text = None if finished is None else _text(finished)
+    result_text = None if result is None else _json(result)
+    if finished_text is not None and result_text is None:
+        result_text = json.dumps({"abandoned": "its result could not be read from a damaged journal"})
+    entries, total = _entries(conn, game_id)
+    return SalvagedGame(
+        game_id, started_text, meta_text, finished_text, result_text if finished_text else None,
+        tuple(entries), total if total != len(entries) else None,
+    )
+
+
+def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int]:
+    """The readable entries of a game from seq 1 up to the first gap or damaged one, and how
+    many it seems to hold."""
+    query = "SELECT seq, kind, payload, at FROM entries WHERE game_id = ?"
+    try:
+        rows = conn.execute(query + " ORDER BY seq", (game_id,)).fetchall()
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
+        rows = []
+        while True:  # one at a time, until one cannot be read
+            try:
+                found = conn.execute(query + " AND seq = ?", (game_id, len(rows) + 1)).fetchall()
+            except (sqlite3.DatabaseError, UnicodeDecodeError):
+                break
+            if not found:
+                break
+            rows += found
+    kept: list[Row] = []
+    for seq, kind, payload, at in rows:
+        kind_text, payload_text = _text(kind), _json(payload)
+        if (
+            seq != len(kept) + 1 or not kind_text or payload_text is None
+            or not isinstance(at, (int, float)) or not math.isfinite(at)
+        ):
+            break
+        kept.append((seq, kind_text, payload_text, float(at)))
+    return kept, max(len(rows), len(kept))
+
+
+def _text(value: object) -> str | None:
+    """Stored text, None when it is not UTF-8 (or not text at all)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+def _json(value: object) -> str | None:
+    """Stored JSON object text, None when it is not one."""
+    text = _text(value)
+    if text is None:
+        return None
+    try:
+        return text if isinstance(json.loads(text), dict) else None
+    except ValueError:
+        return None
