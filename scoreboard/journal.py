@@ -392,15 +392,22 @@ class Journal:
         if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
             raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
 
-    def start_game(self, meta: Mapping[str, Any]) -> int:
-        """Record a new game with ``meta`` (a JSON object, stored as given); returns its id."""
+    def start_game(self, meta: Mapping[str, Any], items: Iterable[tuple[str, Mapping[str, Any], float]] = ()) -> int:
+        """Record a new game with ``meta`` (a JSON object, stored as given) and its first
+        entries ``items`` (as :meth:`append_many`), all in one transaction; returns its id."""
         text = _dumps(meta, "game meta data")
+        rows = [_entry_row(kind, payload, at) for kind, payload, at in items]
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO games (started, meta) VALUES (?, ?)", (_iso(self._now()), text)
             )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            conn.executemany(
+                "INSERT INTO entries (game_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, seq, *row) for seq, row in enumerate(rows, 1)],
+            )
+        return game_id
 
     def append(self, game_id: int, kind: str, payload: Mapping[str, Any], at: float) -> int:
         """Append one entry to ``game_id`` in its own transaction; returns its seq.

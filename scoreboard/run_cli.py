@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from drivers.board.stabiliser import Stabiliser
@@ -110,7 +111,7 @@ def run(
         if script is not None:
             assert isinstance(journaled, ScriptedJournal) and resume is not None
             player = ScriptPlayer(runner, journaled, profile.tile_set.name)
-            player.play(script, resume.line if service.game_id == resume.game else None)
+            player.play(script, resume if service.game_id == resume.game else replace(resume, line=None))
         else:
             runner.run()
         notifier.stopping()

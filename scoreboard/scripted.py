@@ -4,9 +4,13 @@
 simulated hardware: presses on the mock pins, board commands to the simulated board, the
 time in between. So that a service killed half-way and started again with the same script
 goes on where it stopped, :class:`ScriptedJournal` writes, with the records of every step,
-the script line that step completes: a press's records carry its own line, everything else
-the last line carried out to its end. Only the scripted path does this; the service and
-the journal know nothing of scripts.
+the script line that step completes and the virtual time that line ends: the records of a
+press or a board command carry its own line, everything else the last line carried out to
+its end. A restarted run puts the simulated board back as the script had it after that line
+(the tiles the later lines moved before the cut are put back: the board is the table's, and
+the table goes back to where its journal stands), and goes on with the next line from the
+time that line ended, as the uninterrupted run did. Only the scripted path does this; the
+service and the journal know nothing of scripts.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from drivers.buttons.logic import ButtonEvent, ButtonId
 from engine.errors import ScoreboardError
 from scoreboard.journal import Entry, GameInfo, Journal
 from scoreboard.runner import Runner
+from scoreboard.sim.commands import Command, Location, Move, Place, Remove, Slide
 from scoreboard.table_script import End, Line, Press, Wait
 
-__all__ = ["SCRIPT_KIND", "ResumePoint", "ScriptError", "ScriptPlayer", "ScriptedJournal", "resume_point"]
+__all__ = ["SCRIPT_KIND", "ResumePoint", "ScriptError", "ScriptPlayer", "ScriptedJournal", "board_model", "resume_point"]
 
 SCRIPT_KIND = "script"
 """Journal entries of a scripted run: ``{"line": N}``, the script line of the step's records."""
@@ -31,19 +36,29 @@ class ScriptError(ScoreboardError, RuntimeError):
     """A script line that cannot be carried out on this hardware (quoted with its number)."""
 
 
+Items = Iterable[tuple[str, Mapping[str, Any], float]]
+
+
 class ScriptedJournal:
-    """A journal whose every append also records the script line being carried out."""
+    """A journal whose every append also records the script line being carried out
+    (:attr:`line`) and the virtual time it ends (:attr:`until`)."""
 
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
         self.line: int | None = None
+        self.until = 0.0
 
-    def append_many(self, game_id: int, items: Iterable[tuple[str, Mapping[str, Any], float]]) -> list[int]:
-        """The entries, with a ``script`` entry of :attr:`line` after them."""
+    def _marked(self, items: Items, at: float | None = None) -> list[tuple[str, Mapping[str, Any], float]]:
         items = list(items)
-        if self.line is not None and items:
-            items.append((SCRIPT_KIND, {"line": self.line}, items[-1][2]))
-        return self.journal.append_many(game_id, items)
+        if self.line is not None and (items or at is not None):
+            when = items[-1][2] if items else at
+            assert when is not None
+            items.append((SCRIPT_KIND, {"line": self.line, "until": round(self.until, 6)}, when))
+        return items
+
+    def append_many(self, game_id: int, items: Items) -> list[int]:
+        """The entries, with a ``script`` entry of :attr:`line` after them."""
+        return self.journal.append_many(game_id, self._marked(items))
 
     def unfinished(self) -> GameInfo | None:
         return self.journal.unfinished()
@@ -51,8 +66,10 @@ class ScriptedJournal:
     def entries(self, game_id: int) -> list[Entry]:
         return self.journal.entries(game_id)
 
-    def start_game(self, meta: Mapping[str, Any]) -> int:
-        return self.journal.start_game(meta)
+    def start_game(self, meta: Mapping[str, Any], items: Items = ()) -> int:
+        """The new game, its first entries and a ``script`` entry in one transaction."""
+        items = list(items)
+        return self.journal.start_game(meta, self._marked(items, at=items[-1][2] if items else 0.0))
 
     def finish(self, game_id: int, result: Mapping[str, Any]) -> None:
         self.journal.finish(game_id, result)
@@ -67,12 +84,14 @@ class ScriptedJournal:
 @dataclass(frozen=True)
 class ResumePoint:
     """Where a scripted run stands in its journal: ``over`` (the scripted game finished),
-    else the unfinished game, the last script line it journaled and its last entry's time."""
+    else the unfinished game, the last script line it journaled, the time that line ended
+    (``until``) and its last entry's time (``at``)."""
 
     over: bool
     game: int | None = None
     line: int | None = None
     at: float = 0.0
+    until: float = 0.0
 
 
 def resume_point(journal: Journal) -> ResumePoint:
@@ -84,9 +103,13 @@ def resume_point(journal: Journal) -> ResumePoint:
     if unfinished is None:
         return ResumePoint(over=False)
     entries = journal.entries(unfinished.id)
-    lines = [e.payload.get("line") for e in entries if e.kind == SCRIPT_KIND]
-    line = lines[-1] if lines and isinstance(lines[-1], int) else None
-    return ResumePoint(False, unfinished.id, line, max((e.at for e in entries), default=0.0))
+    marks = [e.payload for e in entries if e.kind == SCRIPT_KIND]
+    line = marks[-1].get("line") if marks else None
+    until = marks[-1].get("until") if marks else None
+    at = max((e.at for e in entries), default=0.0)
+    if not isinstance(line, int) or isinstance(line, bool):
+        return ResumePoint(False, unfinished.id, None, at, at)
+    return ResumePoint(False, unfinished.id, line, at, float(until) if isinstance(until, (int, float)) else at)
 
 
 class ScriptPlayer:
@@ -97,32 +120,64 @@ class ScriptPlayer:
         self.journal = journal
         self.tile_set = tile_set
         self.line_done: int | None = None  # the last line carried out to its end
+        self.done_at = 0.0  # the time it ended
         self.line_now: int | None = None  # the line being carried out
+        self.now_until = 0.0  # the time it ends
+        self.now_owns = False  # whether the inputs meanwhile are its own (a press, a board command)
         runner.on_input = self._on_input
 
     def _on_input(self, item: object) -> None:
-        # a press's records carry its own line: a resumed script does not press again
-        self.journal.line = self.line_now if isinstance(item, ButtonEvent) else self.line_done
+        # a press's and a board command's records carry its own line: not done again
+        if isinstance(item, ButtonEvent) or self.now_owns:
+            self.journal.line, self.journal.until = self.line_now, self.now_until
+        else:
+            self.journal.line, self.journal.until = self.line_done, self.done_at
 
-    def play(self, lines: Sequence[Line], resume_after: int | None = None) -> None:
-        """Carry out ``lines``, those up to ``resume_after`` (done before a restart) skipped.
-
-        Lines after it are carried out again on a restart (board commands are idempotent).
-        """
+    def play(self, lines: Sequence[Line], resume: ResumePoint | None = None) -> None:
+        """Carry out ``lines``; after a restart (``resume``), from the line after the last
+        one journaled, on the board as the script had it then, from the time it ended."""
         runner = self.runner
-        self.line_done = resume_after
+        after = resume.line if resume is not None else None
+        self.line_done, self.done_at = after, (resume.until if resume is not None and after is not None else runner.clock())
+        if resume is not None:
+            self._rewind(lines, after)
         for line in lines:
             if runner.done:
                 return
-            if resume_after is not None and line.number <= resume_after:
+            if after is not None and line.number <= after:
                 continue
-            runner.advance_to(line.at if line.at is not None else runner.clock() + line.wait)
+            start = line.at if line.at is not None else self.done_at + line.wait
+            runner.advance_to(start)
             if isinstance(line.step, End):
                 return
+            start = max(start, runner.clock())
             self.line_now = line.number
+            self.now_owns = not isinstance(line.step, (Wait, End))
+            self.now_until = start + line.step.seconds if isinstance(line.step, Press) else start
             self._do(line)
-            self.line_done = line.number
+            self.line_done, self.done_at, self.now_owns = line.number, runner.clock(), False
         runner.advance_to(runner.clock() + 1.0)
+
+    def _rewind(self, lines: Sequence[Line], after: int | None) -> None:
+        """The simulated board's tags as the script left them after line ``after`` (none:
+        before the first line): the tags lines after it moved before a cut are put back."""
+        sim = self.runner.hardware.sim
+        if sim is None:
+            return
+        target: dict[str, bytes] = {}
+        for line in lines:
+            if after is None or line.number > after:
+                break
+            if line.board is not None:
+                board_model(target, line.board_command(self.tile_set))
+        found = sim.tags()
+        for name, uid in found.items():
+            if target.get(name) != uid:
+                sim.send(Remove(Location(name)))
+        for name, uid in target.items():
+            if found.get(name) != uid:
+                sim.send(Place(Location(name), uid))
+        self.runner.drain()
 
     def _do(self, line: Line) -> None:
         runner, hardware = self.runner, self.runner.hardware
@@ -144,3 +199,20 @@ class ScriptPlayer:
                 if hardware.sim is None:
                     raise ScriptError(f"line {line.number}: board commands need the simulated board")
                 hardware.sim.send(line.board_command(self.tile_set))
+
+
+def board_model(tags: dict[str, bytes], command: Command) -> None:
+    """``tags`` (location name -> UID) changed as ``command`` changes the simulated board's
+    tags (link faults change none)."""
+    match command:
+        case Place(loc=loc, uid=uid):
+            for name in [n for n, u in tags.items() if u == uid]:
+                del tags[name]
+            tags[loc] = uid
+        case Remove(loc=loc):
+            tags.pop(loc, None)
+        case Move(src=src, dst=dst) | Slide(src=src, dst=dst):
+            if src in tags:
+                tags[dst] = tags.pop(src)
+        case _:
+            pass

@@ -74,7 +74,7 @@ class GameJournal(Protocol):
 
     def entries(self, game_id: int) -> list[Entry]: ...
 
-    def start_game(self, meta: Mapping[str, Any]) -> int: ...
+    def start_game(self, meta: Mapping[str, Any], items: Iterable[tuple[str, Mapping[str, Any], float]] = ()) -> int: ...
 
     def append_many(self, game_id: int, items: Iterable[tuple[str, Mapping[str, Any], float]]) -> list[int]: ...
 
@@ -260,17 +260,20 @@ class Service:
                 assert_never(effect)
 
     def _append(self, records: Sequence[Record]) -> None:
+        """Journal a step's records in one transaction (a game's start with its first ones)."""
         rest = list(records)
-        if rest and isinstance(rest[0], Started):
-            started = rest.pop(0)
-            assert isinstance(started, Started)
+        started = rest[0] if rest and isinstance(rest[0], Started) else None
+        rest = rest[1:] if started is not None else rest
+        at = self.clock()
+        items = [(*encode_record(record), at) for record in rest]
+        if started is not None:
             self._abandon("a new game was started")
-            self.game_id = self.journal.start_game(encode_meta(started))
-        if not rest:
+            self.game_id = self.journal.start_game(encode_meta(started), items)
+            return
+        if not items:
             return
         assert self.game_id is not None, "records before the game's start"
-        at = self.clock()
-        self.journal.append_many(self.game_id, [(*encode_record(record), at) for record in rest])
+        self.journal.append_many(self.game_id, items)
 
     def _refuse(self, error: JournalWriteError, fresh: bool) -> None:
         """The step is not taken: the old state stays, the display says why."""

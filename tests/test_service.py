@@ -134,13 +134,15 @@ def test_script_lines_are_journaled_with_the_records(tmp_path: Path) -> None:
     service = Service(r.table, journal, [Display(dummy(width=128, height=64, mode="1"))], language="de", clock=clock)
     service.start("de", 2)
     mirror_into(r, service, clock)
-    journal.line = 7
+    journal.line, journal.until = 7, 12.5
     r.draw_first("AE")
     r.deal({0: "HAUSTEN", 1: "ABENDRO"})
     info = service.journal.unfinished()
     assert info is not None
-    script = [e for e in service.journal.entries(info.id) if e.kind == SCRIPT_KIND]
-    assert script and all(e.payload == {"line": 7} for e in script)
+    entries = service.journal.entries(info.id)
+    script = [e for e in entries if e.kind == SCRIPT_KIND]
+    assert script and all(e.payload == {"line": 7, "until": 12.5} for e in script)
+    assert entries[0].kind == SCRIPT_KIND  # the game's start is marked too, in its transaction
     service.close()
 
 
