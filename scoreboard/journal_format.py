@@ -11,6 +11,9 @@ records, a restart resumes from them, and ``scoreboard export`` replays them.
   "H9", "letter": "?", "assigned": "E"}``) with, under ``tags``, the tag UIDs it moved
   (hex): ``{"laid": [["H8", "04…"]], "drawn": [...], "returned": [...]}`` (empty lists left out).
 - A clock state is an entry of kind ``clock``: ``{"used": [seconds, ...]}``.
+- The moment the table is at (:class:`~scoreboard.controller.records.Moment`: its mode,
+  window, clocks...) is an entry of kind ``moment``, written by :mod:`scoreboard.value_codec`:
+  ``{"$": "Moment", "mode": {"$": "Menu", "selected": 2, "under": {"$": "Idle"}}, ...}``.
 
 Entries of other kinds (a newer version's, a scripted run's) are left to their readers.
 The command codec is table-driven: :data:`COMMAND_TYPES` names each command class once
@@ -45,12 +48,16 @@ from engine.events import (
 from engine.placement import Placement
 from engine.rules import RuleProfile
 from engine.tiles import BLANK, TileSet
-from scoreboard.controller.records import ClockState, Committed, Record, Started
+from engine.clock import GameClock, MoveTimer
+from scoreboard.controller import state
+from scoreboard.controller.records import ClockState, Committed, Moment, Record, Started
+from scoreboard.value_codec import ValueCodec, ValueCodecError
 from scoreboard.journal import Entry
 
 __all__ = [
     "CLOCK_KIND",
     "COMMAND_KIND",
+    "MOMENT_KIND",
     "COMMAND_TYPES",
     "TYPE_KEY",
     "CodecError",
@@ -67,6 +74,7 @@ __all__ = [
 
 COMMAND_KIND = "command"
 CLOCK_KIND = "clock"
+MOMENT_KIND = "moment"
 TAGS_KEY = "tags"
 
 #: Stored name → command class; one line per command. Never change a stored name.
@@ -297,8 +305,20 @@ def decode_meta(meta: Mapping[str, Any]) -> Started:
     return Started(rules, tuple(players), first, tuple(draws))
 
 
+_MOMENTS = ValueCodec(
+    (Moment, state.Idle, state.Waiting, state.Reading, state.Confirming, state.BlankPick, state.Menu,
+     state.Adjusting, state.Asking, state.Window, state.Clocks, GameClock, MoveTimer),
+    vars(state),
+)
+
+
 def encode_record(record: Record) -> tuple[str, dict[str, Any]]:
     """``(kind, payload)`` of a journal entry for ``record`` (not a Started record)."""
+    if isinstance(record, Moment):
+        try:
+            return MOMENT_KIND, _MOMENTS.encode(record, "moment")
+        except ValueCodecError as e:
+            raise CodecError(str(e)) from None
     if isinstance(record, Committed):
         payload = encode_command(record.command)
         tags: dict[str, Any] = {}
@@ -347,6 +367,12 @@ def decode_entry(kind: str, payload: Mapping[str, Any], tile_set: TileSet) -> Re
             _uids(tags.get("drawn", []), "drawn"),
             _uids(tags.get("returned", []), "returned"),
         )
+    if kind == MOMENT_KIND:
+        try:
+            moment: Moment = _MOMENTS.decode(dict(payload), Moment, "moment")
+        except ValueCodecError as e:
+            raise CodecError(str(e)) from None
+        return moment
     if kind == CLOCK_KIND:
         used = payload.get("used")
         if not isinstance(used, list) or not all(type(u) in (int, float) for u in used):

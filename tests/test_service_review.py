@@ -234,7 +234,8 @@ def test_a_resumed_scripted_run_does_not_charge_the_restart_to_the_clock(resumed
     assert len(clocks) >= 2
     for (at0, used0), (at1, used1) in itertools.pairwise(clocks):
         assert at1 >= at0 - 1e-6, f"a clock state journaled back in time: {at0} then {at1}: {clocks}"
-        assert sum(used1) - sum(used0) <= at1 - at0 + 0.01, (
+        # (0.1: an entry's time is when it was written, a clock's when its step happened)
+        assert sum(used1) - sum(used0) <= at1 - at0 + 0.1, (
             f"the clocks ran {sum(used1) - sum(used0):.2f} s in {at1 - at0:.2f} s: {clocks}"
         )
 

@@ -1,4 +1,5 @@
-"""What the turn controller journals: the game's start, committed commands, clock states.
+"""What the turn controller journals: the game's start, committed commands, clock states,
+and the moment the table is at.
 
 A game is the fold of its records (:meth:`scoreboard.controller.table.Table.restore`):
 engine commands rebuild the rules state, the tag UIDs beside them rebuild which physical
@@ -8,12 +9,15 @@ tile lies where, and clock states the time used.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from engine.board import Square
 from engine.events import Command
 
-__all__ = ["ClockState", "Committed", "Record", "Started"]
+if TYPE_CHECKING:  # (the state's types; the state module imports this one)
+    from .state import Clocks, Mode, Window
+
+__all__ = ["ClockState", "Committed", "Moment", "Record", "Started"]
 
 
 @dataclass(frozen=True)
@@ -50,5 +54,24 @@ class ClockState:
     used: tuple[float, ...]
 
 
-Record: TypeAlias = Started | Committed | ClockState
+@dataclass(frozen=True)
+class Moment:
+    """What the table is waiting for and when, which the game's records do not hold: the
+    mode (a Done being read, a question, the menu...), the challenge window and the
+    challenges waiting for their ruling, the clocks as they run, a pause, the settings made
+    for the next game. Journaled with a step whenever it changes, so that a restart comes
+    back to the very moment of the cut (:mod:`scoreboard.controller.moments`)."""
+
+    mode: Mode
+    window: Window | None = None
+    clocks: Clocks | None = None
+    challenges: tuple[tuple[float, int], ...] = ()
+    challenge_due: float = 0.0
+    last_play_until: float = 0.0
+    paused_since: float | None = None
+    next_profile: str = ""
+    next_seats: int = 0
+
+
+Record: TypeAlias = Started | Committed | ClockState | Moment
 """Anything the controller asks the journal to append."""

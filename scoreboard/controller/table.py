@@ -35,7 +35,8 @@ from .effects import Append, Effect, Show
 from .first_draw import new_game, start_game
 from .inputs import BoardAway, BoardBack, BoardRead, Input, ReaderState, Tick
 from .messages import error
-from .records import ClockState, Committed, Record, Started
+from .moments import moment_of, with_moment
+from .records import ClockState, Committed, Moment, Record, Started
 from .state import Asking, Idle, Lobby, Over, Playing, Reading, Shown, TableState
 from .view import frames
 
@@ -69,12 +70,15 @@ class Table:
             s, fx = _handle(ctx, s, event)
         except ScoreboardError as e:
             s, fx = error(ctx, replace(state, now=s.now), ErrorKind.BAD_PLAY, str(e)), ()
-        return finish(ctx, s, fx)
+        s, effects = finish(ctx, s, fx)
+        return s, _with_moment(state, s, effects)
 
     def restore(self, records: Iterable[Record], now: float, *, paused: bool = True) -> tuple[TableState, list[Effect]]:
-        """The table rebuilt from a journaled game's records (crash recovery).
+        """The table rebuilt from a journaled game's records (crash recovery), at its last
+        journaled :class:`Moment` (:func:`~.moments.with_moment`).
 
-        ``paused``: the clocks and the challenge window wait until a button is pressed.
+        ``paused``: a restart on a new clock; the clocks and a full challenge window wait
+        until a button is pressed. Else the same clock goes on (a scripted run).
         The first settled board read shows what differs from the restored board.
         """
         ctx = self.context
@@ -85,6 +89,7 @@ class Table:
         profile = RuleProfile.from_rules_line(started.rules)
         s, _ = self.new(now, profile.name, len(started.players))
         s, fx = start_game(ctx, s, started, profile, journal=False)
+        moment: Moment | None = None  # the last one: where the table was
         for record in records[1:]:
             match record:
                 case Committed(command=command, laid=laid, drawn=drawn, returned=returned):
@@ -92,19 +97,34 @@ class Table:
                     fx += more
                 case ClockState(used=used):
                     s = _clock_used(s, used)
+                case Moment():
+                    moment = record
                 case Started():
                     raise ValueError("a journaled game has one Started record, at its start")
                 case _:
                     assert_never(record)
         s = replace(s, tiles=replace(s.tiles, check_board=True))
+        if moment is not None:
+            s = with_moment(s, moment, same_clock=not paused)
         if paused:
             s = pause(s)
-        if isinstance(s.phase, Playing):
+        if (paused or moment is None) and isinstance(s.phase, Playing):  # times of another clock
             pending = s.phase.game.pending_play
             if pending is not None:
                 s = open_window(ctx, s, pending.player)  # a full window again: the players lost track
             s = replace(s, phase=replace(playing(s), last_play_until=0.0))
         return finish(ctx, s, fx)
+
+
+def _with_moment(old: TableState, new: TableState, effects: list[Effect]) -> list[Effect]:
+    """``effects`` with the new state's moment journaled (in the step's one append, last)
+    when it is not the old one's."""
+    moment = moment_of(new)
+    if moment is None or moment == moment_of(old):
+        return effects
+    if effects and isinstance(effects[0], Append):
+        return [Append((*effects[0].records, moment)), *effects[1:]]
+    return [Append((moment,)), *effects]
 
 
 def _clock_used(s: TableState, used: tuple[float, ...]) -> TableState:
