@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from tablehelpers import Rig, rig
 
-from drivers.buttons.logic import Role
+from drivers.buttons.logic import ButtonEvent, Kind, Role
 from engine.events import Pass
-from scoreboard.controller import Append, Confirming, Menu, Reading
+from scoreboard.controller import Append, BoardAway, Committed, Confirming, Menu, Reading
 from scoreboard.screens.models import (
     BlankPickerScreen,
     ConfirmKind,
@@ -142,3 +142,49 @@ def test_a_refused_undo_says_why() -> None:
     r.done(2, long=True)
     assert r.screen == ErrorScreen(ErrorKind.MOVED_SINCE)
     assert r.game.scores() == [10, 0]
+
+
+# --- a press just before the cable is pulled ------------------------------------------------
+
+
+def _laid_rig() -> Rig:
+    r = rig("de", 2, words=("HAUS",))
+    r.draw_first("AE")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    return r
+
+
+def _plays(r: Rig) -> list[object]:
+    from engine.events import Play
+
+    return [rec.command for rec in r.journal if isinstance(rec, Committed) and isinstance(rec.command, Play)]
+
+
+def test_a_done_waiting_for_its_read_when_the_cable_is_pulled_is_judged_when_the_board_is_back() -> None:
+    r = _laid_rig()
+    r.press(1, Role.DONE, read=False)  # released; the read that would judge it never comes
+    r.unplug()
+    r.tick(5.0)
+    assert not _plays(r)
+    r.replug()  # the board is back: its first settled read judges the Done
+    assert len(_plays(r)) == 1
+
+
+def test_a_press_released_before_the_link_went_down_but_handled_after_still_counts() -> None:
+    r = _laid_rig()
+    released = r.now + 0.05
+    r.now += 0.1
+    r.feed(BoardAway("cable pulled", r.now))  # the link's news came first...
+    r.feed(ButtonEvent(1, Role.DONE, Kind.PRESS, released))  # ...the press, released before, after it
+    r.tick(3.0)
+    r.replug()
+    assert len(_plays(r)) == 1
+
+
+def test_a_press_while_the_board_is_away_is_not_taken() -> None:
+    r = _laid_rig()
+    r.unplug()
+    r.press(1, Role.DONE, read=False)
+    r.replug()
+    assert not _plays(r)

@@ -30,8 +30,10 @@ __all__ = ["press"]
 
 def press(ctx: Context, s: TableState, e: ButtonEvent) -> Step:
     """The state after the button event ``e``."""
-    if e.kind in (Kind.STUCK, Kind.RELEASED_AFTER_STUCK) or s.away:
+    if e.kind in (Kind.STUCK, Kind.RELEASED_AFTER_STUCK):
         return s, ()
+    if s.away and not (s.halt is not None and e.at < s.halt.since and not s.paused):
+        return s, ()  # (a press released before the link went down still counts: its Done waits for the board)
     if s.paused:
         return resume(s), ()  # any press only resumes
     long = e.kind is Kind.LONG_PRESS

@@ -113,10 +113,8 @@ def board_back(s: TableState) -> TableState:
 def _halt(s: TableState, paused: bool, away: str | None) -> TableState:
     was = s.halt
     if paused or away is not None:
-        s = replace(s, halt=Halt(was.since if was is not None else s.now, paused, away))
-        if was is None and isinstance(s.play_mode, Reading):
-            s = s.with_play_mode(Idle())  # judged on nothing while time stands still: press again
-        return s
+        # (a Done waiting for its read waits on: the first settled read once time runs again judges it)
+        return replace(s, halt=Halt(was.since if was is not None else s.now, paused, away))
     if was is None:
         return s
     return _shifted(replace(s, halt=None), s.now - was.since)
@@ -126,6 +124,9 @@ def _shifted(s: TableState, dt: float) -> TableState:
     """``s`` with its deadlines ``dt`` seconds later (time stood still that long)."""
     if isinstance(s.mode, Asking):
         s = replace(s, mode=replace(s.mode, until=s.mode.until + dt))
+    waiting = s.play_mode
+    if isinstance(waiting, Reading):
+        s = s.with_play_mode(Reading(tuple(replace(d, deadline=d.deadline + dt) for d in waiting.dones)))
     if s.notice is not None:
         s = replace(s, notice=replace(s.notice, until=s.notice.until + dt))
     phase = s.phase
