@@ -49,7 +49,7 @@ from engine.placement import Placement
 from engine.rules import RuleProfile
 from engine.tiles import BLANK, TileSet
 from engine.clock import GameClock, MoveTimer
-from scoreboard.controller import state
+import scoreboard.controller.state as state
 from scoreboard.controller.records import ClockState, Committed, Moment, Record, Started
 from scoreboard.value_codec import ValueCodec, ValueCodecError
 from scoreboard.journal import Entry
