@@ -90,7 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="build a lexicon file from a UTF-8 one-word-per-line list",
         description="Normalise every entry for the language and drop those that cannot be "
         "played (hyphen, apostrophe, digit, space, a letter outside the tile set; in English "
-        "capitalised entries), reporting how many and why.",
+        "capitalised entries), reporting how many and why. A list that is not UTF-8, keeps no "
+        "word or drops more entries than it keeps is refused: exit 2, FILE is not written.",
     )
     b.add_argument("wordlist", metavar="WORDLIST")
     b.add_argument("--lang", required=True, choices=LANGUAGES)

@@ -145,10 +145,10 @@ def test_fuzzed_numeric_values_are_refused_cleanly_or_accepted_in_range(tmp_path
 
 @pytest.mark.soak
 def test_fuzzed_numeric_values_soak(tmp_path: Path) -> None:
-    for seed in range(20):
-        _fuzz(5000, seed, tmp_path)
-        _fuzz_lists(500, seed)
-    faultlog.injected("fuzzed config value (soak)", 20 * 5500)
+    for seed in range(10):
+        _fuzz(3000, seed, tmp_path)
+        _fuzz_lists(300, seed)
+    faultlog.injected("fuzzed config value (soak)", 10 * 3300)
 
 
 def test_a_huge_stable_reports_is_refused_with_key_value_and_range() -> None:
