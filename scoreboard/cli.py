@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-score every event of a GCG game record",
         description="Re-score every event of a GCG file; print a line per disagreement and "
         "'replayed N events: M disagreements'. Exit 0 when M is 0, 1 when not, 2 when the "
-        "file cannot be read.",
+        "file cannot be read or has more than 1 MiB, 20,000 lines or 1,000 events.",
     )
     p.add_argument("game", metavar="GAME.gcg")
     p.add_argument(
