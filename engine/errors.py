@@ -293,3 +293,12 @@ class GcgError(ScoreboardError, ValueError):
 
 class GcgEncodingError(GcgError):
     """A GCG file that declares an encoding other than UTF-8, or whose bytes do not decode."""
+
+
+class GcgLimitError(GcgError):
+    """A GCG file past one of the reader's bounds: ``bound`` (``bytes``, ``lines`` or
+    ``events``), its ``limit`` and the number ``found``."""
+
+    def __init__(self, message: str, bound: str, limit: int, found: int) -> None:
+        self.bound, self.limit, self.found = bound, limit, found
+        super().__init__(message)

@@ -8,6 +8,10 @@ after the end are accepted. Writing: always UTF-8 with the pragma.
 Our extensions (RULES.md): ``#rules PROFILE [key=value...]``, ``#player3``/``#player4``,
 ``(challenge) -N`` on a wrong challenger's line, ``(adjust) +-N`` corrections, and the
 classic end lines ``>A: (RACKS) +N`` / ``>B: RACK (RACK) -N``.
+
+Bounds: a record larger than :data:`MAX_BYTES`, longer than :data:`MAX_LINES` or with more
+than :data:`MAX_EVENTS` events is a :class:`GcgLimitError`, refused before it is parsed;
+within them reading takes time linear in the file's size.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import enum
 import re
 from dataclasses import dataclass, field, replace
 
-from .errors import GcgEncodingError, GcgError, ScoreboardError
+from .errors import GcgEncodingError, GcgError, GcgLimitError, ScoreboardError
 from .events import (
     ChallengeBonus,
     ChallengePenalty,
@@ -32,6 +36,14 @@ from .events import (
 )
 from .rules import RuleProfile, standard_record_profile
 from .tiles import get_tile_set
+
+
+MAX_BYTES = 1 << 20
+"""Largest GCG file read, in bytes (1 MiB; a game record has a few kilobytes)."""
+MAX_LINES = 20_000
+"""Most lines in a GCG file (a record has about a hundred, a long annotated one a few thousand)."""
+MAX_EVENTS = 1_000
+"""Most event (``>``) lines in a GCG file (a real game has at most a few hundred)."""
 
 
 class Kind(enum.Enum):
@@ -116,10 +128,48 @@ class GcgRecord:
         return standard_record_profile(self.tile_distribution)
 
 
-_ENCODING_RE = re.compile(rb"^\s*#character-encoding[ \t]+(\S+)", re.IGNORECASE | re.MULTILINE)
-_POSITION_RE = re.compile(r"^(?:\d{1,2}[A-Oa-o]|[A-Oa-o]\d{1,2})$")
-_AMOUNT_RE = re.compile(r"^[+-]\d+$")
-_TOTAL_RE = re.compile(r"^-?\d+$")
+# [ \t]*, not \s*: \s would run over line ends, and from every line start of a run of blank
+# lines to its end (quadratic in the run's length).
+_ENCODING_RE = re.compile(rb"^[ \t]*#character-encoding[ \t]+(\S+)", re.IGNORECASE | re.MULTILINE)
+_POSITION_RE = re.compile(r"^(?:[0-9]{1,2}[A-Oa-o]|[A-Oa-o][0-9]{1,2})$")
+_AMOUNT_RE = re.compile(r"^[+-][0-9]{1,6}$")  # ASCII digits; few enough for int()
+_TOTAL_RE = re.compile(r"^-?[0-9]{1,6}$")
+_INDEX_RE = re.compile(r"[0-9]{1,6}")  # of #playerN, #rackN and an exchange written -N
+
+
+def check_size(size: int) -> None:
+    """Raise :class:`GcgLimitError` when a file of ``size`` bytes is past :data:`MAX_BYTES`."""
+    if size > MAX_BYTES:
+        raise GcgLimitError(
+            f"too large: {size} bytes, more than the {MAX_BYTES} a game record may have",
+            "bytes", MAX_BYTES, size,
+        )
+
+
+def _check_lines(lines: list[str]) -> None:
+    """Raise :class:`GcgLimitError` past :data:`MAX_LINES` lines or :data:`MAX_EVENTS` events."""
+    count = len(lines) - (lines[-1] == "")  # the text after the last line end, if any
+    if count > MAX_LINES:
+        raise GcgLimitError(
+            f"too long: {count} lines, more than the {MAX_LINES} a game record may have",
+            "lines", MAX_LINES, count,
+        )
+    events = sum(1 for line in lines if line.lstrip().startswith(">"))
+    if events > MAX_EVENTS:
+        raise GcgLimitError(
+            f"too many events: {events}, more than the {MAX_EVENTS} a game record may have",
+            "events", MAX_EVENTS, events,
+        )
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``...`` when cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    """``text`` quoted for a message, shortened to about ``limit`` characters."""
+    return repr(_shorten(text, limit))
 
 
 def decode(data: bytes) -> tuple[str, str]:
@@ -133,7 +183,7 @@ def decode(data: bytes) -> tuple[str, str]:
     if declared.upper().replace("_", "-") not in ("UTF-8", "UTF8"):
         line = data[: m.start(1)].count(b"\n") + 1
         raise GcgEncodingError(
-            f"unsupported character encoding {declared!r}; GCG files are UTF-8 "
+            f"unsupported character encoding {_quote(declared)}; GCG files are UTF-8 "
             "(declared with #character-encoding UTF-8) or ISO-8859-1 (no declaration)",
             line,
         )
@@ -145,31 +195,41 @@ def decode(data: bytes) -> tuple[str, str]:
 
 
 def read(data: bytes | str) -> GcgRecord:
-    """Parse a GCG file's bytes (or already decoded text) into a :class:`GcgRecord`."""
+    """Parse a GCG file's bytes (or already decoded text) into a :class:`GcgRecord`.
+
+    Past a bound (:data:`MAX_BYTES`, :data:`MAX_LINES`, :data:`MAX_EVENTS`) it raises
+    :class:`GcgLimitError` before parsing.
+    """
     if isinstance(data, bytes):
+        check_size(len(data))
         text, encoding = decode(data)
     else:
+        check_size(len(data.encode("utf-8", "surrogatepass")))
         text, encoding = data, "UTF-8"
+    # Only LF ends a line (CRLF too): str.splitlines would also split at U+2028, FF, NEL.
+    lines = text.split("\n")
+    _check_lines(lines)
     record = GcgRecord(players=[], encoding=encoding)
     seats: dict[int, GcgPlayer] = {}
+    notes = _Notes()
     note_open = False  # a #note may continue on the following plain lines
-    # Only LF ends a line (CRLF too): str.splitlines would also split at U+2028, FF, NEL.
-    for number, raw in enumerate(text.split("\n"), start=1):
+    for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
         stripped = line.strip()
         if not stripped:
             continue
         if stripped.startswith("#"):
-            note_open = _pragma(record, seats, stripped, number)
+            note_open = _pragma(record, seats, notes, stripped, number)
             continue
         if stripped.startswith(">"):
             record.events.append(_event(stripped, number, seats, record))
             note_open = False
             continue
         if note_open:
-            _append_note(record, stripped, continuation=True)
+            notes.add(len(record.events), stripped, continuation=True)
             continue
-        raise GcgError(f"not a GCG line: {stripped[:60]!r} (lines start with # or >)", number)
+        raise GcgError(f"not a GCG line: {_quote(stripped)} (lines start with # or >)", number)
+    notes.attach(record)
     if seats:
         missing = [n for n in range(1, max(seats) + 2) if n - 1 not in seats]
         if missing:
@@ -178,21 +238,30 @@ def read(data: bytes | str) -> GcgRecord:
         nicks = [p.nick for p in record.players]
         twice = sorted({n for n in nicks if nicks.count(n) > 1})
         if twice:
-            raise GcgError(f"two players have the nick {twice[0]!r}")
+            raise GcgError(f"two players have the nick {_quote(twice[0])}")
         for e in record.events:  # also events written before the #player lines
             if e.nick not in nicks:
-                raise GcgError(f"unknown player {e.nick!r} (players: {', '.join(nicks)})", e.line)
+                raise GcgError(f"unknown player {_quote(e.nick)} (players: {_shorten(', '.join(nicks), 120)})", e.line)
     else:  # no #player lines: the players in the order they first move
         record.players = [GcgPlayer(n, n) for n in dict.fromkeys(e.nick for e in record.events)]
     return record
 
 
-def _pragma(record: GcgRecord, seats: dict[int, GcgPlayer], line: str, number: int) -> bool:
+def _index(name: str, prefix: str) -> int | None:
+    """N of a pragma named ``prefix`` + N (ASCII digits), else None."""
+    digits = name[len(prefix):] if name.startswith(prefix) else ""
+    return int(digits) if _INDEX_RE.fullmatch(digits) else None
+
+
+def _pragma(
+    record: GcgRecord, seats: dict[int, GcgPlayer], notes: _Notes, line: str, number: int
+) -> bool:
     parts = line[1:].split(None, 1)
     name = parts[0].lower() if parts else ""
     value = parts[1].strip() if len(parts) > 1 else ""
-    if name.startswith("player") and name[6:].isdigit():
-        seat = int(name[6:]) - 1
+    player, rack = _index(name, "player"), _index(name, "rack")
+    if player is not None:
+        seat = player - 1
         if not 0 <= seat < 4:
             raise GcgError(f"#{name}: a game has 2 to 4 players", number)
         words = value.split(None, 1)
@@ -201,23 +270,23 @@ def _pragma(record: GcgRecord, seats: dict[int, GcgPlayer], line: str, number: i
         nick = words[0]
         seats[seat] = GcgPlayer(nick, words[1].strip() if len(words) > 1 else nick)
         return False
-    if name.startswith("rack") and name[4:].isdigit():
-        record.final_racks[int(name[4:]) - 1] = value
+    if rack is not None:
+        record.final_racks[rack - 1] = value
         return False
     if name == "note":
-        _append_note(record, value, continuation=False)
+        notes.add(len(record.events), value, continuation=False)
         return True
     if name == "rules":
         try:
             RuleProfile.from_rules_line(value)
         except ScoreboardError as e:
-            raise GcgError(f"#rules: {e}", number) from None
+            raise GcgError(f"#rules: {_shorten(str(e))}", number) from None
         record.rules = value
     elif name == "tile-distribution":
         try:
             get_tile_set(value)
         except ScoreboardError as e:
-            raise GcgError(f"#tile-distribution: {e}", number) from None
+            raise GcgError(f"#tile-distribution: {_shorten(str(e))}", number) from None
         record.tile_distribution = value
     elif name == "lexicon":
         record.lexicon = value
@@ -234,37 +303,48 @@ def _pragma(record: GcgRecord, seats: dict[int, GcgPlayer], line: str, number: i
     return False
 
 
-def _append_note(record: GcgRecord, text: str, *, continuation: bool) -> None:
-    if record.events:
-        last = record.events[-1]
-        notes = list(last.notes)
+class _Notes:
+    """The notes of a record being read, as lists of lines, joined once at the end (adding
+    each line to a growing string or tuple made reading quadratic in a note's length)."""
+
+    def __init__(self) -> None:
+        self._notes: dict[int, list[list[str]]] = {}  # events before them -> their lines
+
+    def add(self, events: int, text: str, *, continuation: bool) -> None:
+        """A ``#note`` (or with ``continuation`` a line of the last one) after ``events`` events."""
+        notes = self._notes.setdefault(events, [])
         if continuation and notes:
-            notes[-1] = notes[-1] + "\n" + text
+            notes[-1].append(text)
         else:
-            notes.append(text)
-        record.events[-1] = replace(last, notes=tuple(notes))
-    elif continuation and record.notes:
-        record.notes[-1] += "\n" + text
-    else:
-        record.notes.append(text)
+            notes.append([text])
+
+    def attach(self, record: GcgRecord) -> None:
+        """Give ``record`` its notes: before the first event, then each event's own."""
+        for events, notes in self._notes.items():
+            joined = ["\n".join(lines) for lines in notes]
+            if events == 0:
+                record.notes.extend(joined)
+            else:
+                last = record.events[events - 1]
+                record.events[events - 1] = replace(last, notes=last.notes + tuple(joined))
 
 
 def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecord) -> GcgEvent:
     head, sep, rest = line[1:].partition(":")
     nick = head.strip()
     if not sep or not nick or " " in nick:
-        raise GcgError(f"an event line starts with >nick: , got {line[:40]!r}", number)
+        raise GcgError(f"an event line starts with >nick: , got {_quote(line, 40)}", number)
     if seats and nick not in {p.nick for p in seats.values()}:
         known = ", ".join(p.nick for p in seats.values())
-        raise GcgError(f"unknown player {nick!r} (players: {known})", number)
+        raise GcgError(f"unknown player {_quote(nick)} (players: {_shorten(known, 120)})", number)
     tokens = rest.split()
     if len(tokens) < 2:
-        raise GcgError(f"incomplete event line {line!r}", number)
+        raise GcgError(f"incomplete event line {_quote(line)}", number)
     *body, amount_text, total_text = tokens
     if not _AMOUNT_RE.match(amount_text):
-        raise GcgError(f"score {amount_text!r} must be written +N or -N", number)
+        raise GcgError(f"score {_quote(amount_text)} must be written +N or -N (up to 6 digits)", number)
     if not _TOTAL_RE.match(total_text):
-        raise GcgError(f"cumulative score {total_text!r} is not a number", number)
+        raise GcgError(f"cumulative score {_quote(total_text)} is not a number (up to 6 digits)", number)
     amount, total = int(amount_text), int(total_text)
 
     def rack_from(items: list[str], expect: int) -> str | None:
@@ -272,7 +352,7 @@ def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecor
             return None
         if len(items) == expect + 1 and _is_rack(items[0]):
             return items[0]
-        raise GcgError(f"cannot read event {' '.join(tokens)!r}", number)
+        raise GcgError(f"cannot read event {_quote(' '.join(tokens))}", number)
 
     ev = GcgEvent
     if body and body[-1].startswith("(") and body[-1].endswith(")"):
@@ -286,7 +366,7 @@ def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecor
         if low == "adjust":
             return ev(Kind.ADJUST, nick, rack, amount, total, line=number)
         if inner and not _is_rack(inner):
-            raise GcgError(f"unknown event {body[-1]!r}", number)
+            raise GcgError(f"unknown event {_quote(body[-1])}", number)
         # Going out: `(RACKS) +N`, no rack of one's own. A rack penalty: `RACK (RACK) -N`
         # (a rack of blanks only costs 0, sometimes written +0).
         going_out = amount > 0 or (amount == 0 and amount_text.startswith("+") and rack is None)
@@ -299,15 +379,15 @@ def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecor
     if body and body[-1].startswith("-") and len(body[-1]) > 1:
         what = body[-1][1:]
         rack = rack_from(body, 1)
-        if what.isdigit():
+        if _INDEX_RE.fullmatch(what):
             return ev(Kind.EXCHANGE, nick, rack, amount, total, count=int(what), line=number)
         if not _is_rack(what):
-            raise GcgError(f"cannot read exchange {body[-1]!r}", number)
+            raise GcgError(f"cannot read exchange {_quote(body[-1])}", number)
         return ev(Kind.EXCHANGE, nick, rack, amount, total, tiles=what, line=number)
     if len(body) >= 2 and _POSITION_RE.match(body[-2]):
         rack = rack_from(body, 2)
         return ev(Kind.PLAY, nick, rack, amount, total, position=body[-2].upper(), word=body[-1], line=number)
-    raise GcgError(f"cannot read event {' '.join(tokens)!r}", number)
+    raise GcgError(f"cannot read event {_quote(' '.join(tokens))}", number)
 
 
 def _is_rack(text: str) -> bool:

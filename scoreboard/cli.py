@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-score every event of a GCG game record",
         description="Re-score every event of a GCG file; print a line per disagreement and "
         "'replayed N events: M disagreements'. Exit 0 when M is 0, 1 when not, 2 when the "
-        "file cannot be read.",
+        "file cannot be read or has more than 1 MiB, 20,000 lines or 1,000 events.",
     )
     p.add_argument("game", metavar="GAME.gcg")
     p.add_argument(
@@ -90,7 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="build a lexicon file from a UTF-8 one-word-per-line list",
         description="Normalise every entry for the language and drop those that cannot be "
         "played (hyphen, apostrophe, digit, space, a letter outside the tile set; in English "
-        "capitalised entries), reporting how many and why.",
+        "capitalised entries), reporting how many and why. A list that is not UTF-8, keeps no "
+        "word or drops more entries than it keeps is refused: exit 2, FILE is not written.",
     )
     b.add_argument("wordlist", metavar="WORDLIST")
     b.add_argument("--lang", required=True, choices=LANGUAGES)

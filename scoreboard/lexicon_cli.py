@@ -22,12 +22,14 @@ def _load_config(args: argparse.Namespace) -> Config:
 
 
 def cmd_lexicon_build(args: argparse.Namespace) -> int:
-    """``scoreboard lexicon build WORDLIST --lang LANG -o FILE``."""
+    """``scoreboard lexicon build WORDLIST --lang LANG -o FILE``: exit 0 when written, 2 when
+    the list is unreadable, empty or mostly unplayable (then FILE is left as it was)."""
     try:
         lexicon, report = lexicons.build(args.wordlist, args.lang)
         lexicons.save(lexicon, args.output)
     except ScoreboardError as e:
         print(f"scoreboard: {e}", file=sys.stderr)
+        print(f"scoreboard: nothing written to {args.output}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as e:
         print(f"scoreboard: cannot write {args.output}: {e.strerror}", file=sys.stderr)

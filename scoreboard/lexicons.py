@@ -35,6 +35,15 @@ class WordListError(ScoreboardError, ValueError):
     """A word list that cannot be read (wrong encoding, with the line number)."""
 
 
+class UnusableWordListError(WordListError):
+    """A word list refused because it is empty or mostly unplayable (see :func:`usable`);
+    ``report`` says what was read, kept and dropped, with examples."""
+
+    def __init__(self, message: str, report: BuildReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
 class HouseListError(ScoreboardError, ValueError):
     """A house list file that cannot be read or written."""
 
@@ -84,15 +93,33 @@ def load(path: str | Path, language: str | None = None) -> TrieLexicon:
     return lexicon
 
 
+EXAMPLES = 3
+"""Dropped entries kept per reason as examples (line number, entry)."""
+
+
 @dataclass
 class BuildReport:
-    """What a build kept and dropped, and why."""
+    """What a build kept and dropped, and why, with the first :data:`EXAMPLES` entries
+    dropped for each reason."""
 
     language: str
     read: int = 0
     kept: int = 0
     duplicates: int = 0
     dropped: Counter[Rejection] = field(default_factory=Counter)
+    examples: dict[Rejection, list[tuple[int, str]]] = field(default_factory=dict)
+
+    def drop(self, reason: Rejection, line: int, entry: str) -> None:
+        """Count ``entry`` of ``line`` as dropped for ``reason``."""
+        self.dropped[reason] += 1
+        shown = self.examples.setdefault(reason, [])
+        if len(shown) < EXAMPLES:
+            shown.append((line, entry))
+
+    @property
+    def dropped_total(self) -> int:
+        """Entries dropped, whatever the reason."""
+        return sum(self.dropped.values())
 
     def lines(self) -> list[str]:
         """A human-readable summary."""
@@ -101,8 +128,33 @@ class BuildReport:
             f"({self.duplicates} duplicates after normalisation)",
         ]
         for reason, n in self.dropped.most_common():
-            out.append(f"dropped {n}: {reason.value}")
+            shown = ", ".join(f"line {line}: {_quoted(entry)}" for line, entry in self.examples[reason])
+            out.append(f"dropped {n}: {reason.value} ({shown}{', ...' if n > EXAMPLES else ''})")
         return out
+
+
+def _quoted(entry: str, limit: int = 40) -> str:
+    """``entry`` quoted with escapes, shortened for a message."""
+    return repr(entry if len(entry) <= limit else entry[: limit - 3] + "...")
+
+
+def usable(report: BuildReport, source: str | Path) -> None:
+    """Raise :class:`UnusableWordListError` unless the list is worth a lexicon.
+
+    Refused: no word kept, or more entries dropped than kept (duplicates count as kept):
+    such a list is the wrong file, the wrong language or damaged, not a word list.
+    """
+    dropped, kept = report.dropped_total, report.read - report.dropped_total
+    if report.kept and dropped <= kept:
+        return
+    if not report.read:
+        why = "it has no entries (only blank lines and # comments)"
+    elif not report.kept:
+        why = f"none of its {report.read} entries is a playable {report.language} word"
+    else:
+        why = f"{dropped} of its {report.read} entries cannot be played, more than it keeps"
+    lines = [f"word list {source} refused: {why}", *report.lines()]
+    raise UnusableWordListError("\n".join(lines if report.read else lines[:1]), report)
 
 
 def read_word_list(path: Path) -> Iterator[tuple[int, str]]:
@@ -130,27 +182,29 @@ def build(source: str | Path, language: str, *, source_name: str | None = None) 
 
     Entries are normalised per language; those with a hyphen, apostrophe, digit, space or
     a letter outside the tile set are dropped, and in English also capitalised entries
-    (proper nouns). Lines starting with ``#`` are comments.
+    (proper nouns). Lines starting with ``#`` are comments. An empty or mostly unplayable
+    list is an :class:`UnusableWordListError` (see :func:`usable`).
     """
     check_language(language)
     path = Path(source)
     report = BuildReport(language)
     words: set[str] = set()
     digest = hashlib.sha256()
-    for _, entry in read_word_list(path):
+    for number, entry in read_word_list(path):
         report.read += 1
         digest.update(entry.encode("utf-8") + b"\n")
         if language == "en" and not entry.islower():
-            report.dropped[Rejection.PROPER_NOUN] += 1
+            report.drop(Rejection.PROPER_NOUN, number, entry)
             continue
         word = normalize(entry, language)
         if isinstance(word, Rejection):
-            report.dropped[word] += 1
+            report.drop(word, number, entry)
             continue
         if word in words:
             report.duplicates += 1
         words.add(word)
     report.kept = len(words)
+    usable(report, path)
     meta = {
         "language": language,
         "source": source_name or path.name,

@@ -1,12 +1,14 @@
 """``scoreboard replay GAME.gcg [--rules PROFILE]``: re-score every event of a game record.
 
 Prints a line per disagreement and last ``replayed N events: M disagreements``; exit 0 when
-M is 0, 1 when not, 2 when the file cannot be read.
+M is 0, 1 when not, 2 when the file cannot be read or is past a bound of the reader
+(``engine.gcg.MAX_BYTES``, ``MAX_LINES``, ``MAX_EVENTS``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -25,11 +27,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """``scoreboard replay GAME.gcg [--rules PROFILE]``."""
     path = Path(args.game)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:  # never more than the bound (plus one byte to see it passed)
+            data = f.read(gcg.MAX_BYTES + 1)
+            size = max(len(data), os.fstat(f.fileno()).st_size)
     except OSError as e:
         print(f"{path}: cannot read: {e.strerror}", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
+        gcg.check_size(size)
         record = gcg.read(data)
         profile = record.profile(args.rules)
         profile.check_players(len(record.players))

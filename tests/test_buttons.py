@@ -462,14 +462,15 @@ def test_config_buttons_keys() -> None:
         ("buttons.menu=3", "buttons.menu: GPIO3 is reserved"),
         ("buttons.done=[17, 15, 5, 13]", "buttons.done: GPIO15 is reserved"),
         ("buttons.challenge=[27, 23]", "buttons.challenge: 2 pins for 4 Done pins"),
-        ("buttons.long_ms=20", "buttons.long_ms: 20 is not more than buttons.debounce_ms"),
+        ("buttons.long_ms=20", "buttons.long_ms: 20 is not allowed; use a whole number, 200 to 30000"),
+        ("buttons.debounce_ms=500;buttons.long_ms=400", "buttons.long_ms: 400 is not more than buttons.debounce_ms"),
         ("buttons.stuck_ms=2000", "buttons.stuck_ms: 2000 is not more than buttons.long_ms"),
         ("buttons.allow_reserved=1", "buttons.allow_reserved: 1 is a whole number"),
     ],
 )
 def test_config_buttons_errors(override: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message) as info:
-        load_config(overrides=[override])
+        load_config(overrides=override.split(";"))
     assert str(info.value).startswith("--set: ")
 
 

@@ -267,7 +267,7 @@ def test_toml_value_is_one_line_of_toml() -> None:
 def test_value_not_allowed(tmp_path: Path) -> None:
     message = error_of(tmp_path, "[game]\nrack = 8\n")
     assert message.endswith("game.rack: 8 is not allowed; use 7 or 9")
-    assert "game.target: -1 is not allowed; use a whole number, 0 or more" in error_of(
+    assert "game.target: -1 is not allowed; use a whole number, 0 to 2000" in error_of(
         tmp_path, "[game]\ntarget = -1\n"
     )
 
@@ -278,7 +278,7 @@ def test_value_not_allowed(tmp_path: Path) -> None:
         ("rules", '"es"', '"de", "fr", "en" or "en-tournament"'),
         ("challenge", '"triple"', '"double" or "five"'),
         ("move_limit_action", '"stop"', '"warn" or "pass"'),
-        ("overtime", '"manual"', '"auto" or a whole number, 0 or more'),
+        ("overtime", '"manual"', '"auto" or a whole number, 0 to 100'),
     ],
 )
 def test_bad_enum_value(tmp_path: Path, key: str, value: str, allowed: str) -> None:

@@ -79,9 +79,9 @@ def test_build_drops_unplayable_entries_and_reports_why(tmp_path: Path) -> None:
 
 
 def test_english_build_drops_proper_nouns(tmp_path: Path) -> None:
-    source = write_list(tmp_path / "en.txt", "cat", "Paris", "don't", "dog's", "qi")
+    source = write_list(tmp_path / "en.txt", "cat", "Paris", "don't", "dog's", "qi", "dog", "za")
     lexicon, report = lexicons.build(source, "en")
-    assert sorted(lexicon) == ["CAT", "QI"]
+    assert sorted(lexicon) == ["CAT", "DOG", "QI", "ZA"]
     assert report.dropped[Rejection.PROPER_NOUN] == 1 and report.dropped[Rejection.APOSTROPHE] == 2
 
 

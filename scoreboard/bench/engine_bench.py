@@ -4,6 +4,8 @@
   play (placement parsed beforehand), over every play of every game, several rounds.
 - ``replay_games_per_s``: whole records read (bytes to events) and replayed with every
   check of ``scoreboard replay``.
+- ``replay_at_bounds_ms``: the largest record the reader accepts (``MAX_EVENTS`` events, a
+  note filling the rest of ``MAX_LINES`` lines) read and replayed, best of 3.
 """
 
 from __future__ import annotations
@@ -50,6 +52,17 @@ def _plays(record: GcgRecord, profile: RuleProfile) -> list[tuple[str, Placement
     return steps
 
 
+def record_at_bounds(data: bytes) -> bytes:
+    """A record of game ``data``'s events repeated to :data:`gcg.MAX_EVENTS`, then a note
+    whose lines fill it to :data:`gcg.MAX_LINES`."""
+    lines = data.decode("iso-8859-1").replace("\r", "").splitlines()
+    head = [line for line in lines if line.startswith("#") and not line.startswith("#note")]
+    events = [line for line in lines if line.startswith(">")]
+    body = [events[i % len(events)] for i in range(gcg.MAX_EVENTS)]
+    note = ["#note at the bounds"] + ["a line of the note"] * (gcg.MAX_LINES - len(head) - len(body) - 1)
+    return "\n".join(head + body + note).encode("iso-8859-1")
+
+
 def run() -> dict[str, float]:
     """Run the engine benchmark and return its figures."""
     datas = [f.read_bytes() for f in game_files()]
@@ -87,9 +100,16 @@ def run() -> dict[str, float]:
             replay(gcg.read(d))
             count += 1
     elapsed = time.perf_counter() - start
+    biggest = record_at_bounds(max(datas, key=len))
+    at_bounds = []
+    for _ in range(3):
+        began = time.perf_counter()
+        replay(gcg.read(biggest))
+        at_bounds.append((time.perf_counter() - began) * 1000)
     return {
         "engine_move_us_p50": statistics.median(samples),
         "engine_move_us_p99": p99,
         "engine_plays_timed": float(len(samples)),
         "replay_games_per_s": count / elapsed,
+        "replay_at_bounds_ms": min(at_bounds),
     }

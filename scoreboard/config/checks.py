@@ -19,8 +19,8 @@ import tomli_w
 from engine.errors import ScoreboardError
 
 __all__ = [
-    "SET_SOURCE", "AutoOr", "Check", "ConfigError", "DirPath", "Names", "Numbers", "OneOf", "Text",
-    "Whole", "closest", "show", "toml_value", "value_kind",
+    "SET_SOURCE", "AutoOr", "Check", "ConfigError", "ConfigRangeError", "ConfigTypeError", "DirPath",
+    "Names", "Numbers", "OneOf", "Text", "Whole", "closest", "show", "toml_value", "value_kind",
 ]
 
 SET_SOURCE = "--set"
@@ -43,9 +43,33 @@ class ConfigError(ScoreboardError, ValueError):
         self.source = str(source) if source is not None else None
         super().__init__(": ".join(p for p in (self.source, key, message) if p))
 
+    def at(self, key: str | None, source: str | Path | None) -> ConfigError:
+        """The same error (same class and data), naming ``key`` and ``source``."""
+        located = type(self).__new__(type(self))  # no __init__: its arguments differ per class
+        located.__dict__.update(self.__dict__)
+        located.key, located.source = key, str(source) if source is not None else None
+        located.args = (": ".join(p for p in (located.source, key, self.message) if p),)
+        return located
+
     def with_source(self, source: str | Path | None) -> ConfigError:
         """The same error, naming ``source`` as where the value came from."""
-        return ConfigError(self.message, key=self.key, source=source)
+        return self.at(self.key, source)
+
+
+class ConfigTypeError(ConfigError):
+    """A key given the wrong kind of TOML value: ``value`` is it, ``expects`` what fits."""
+
+    def __init__(self, message: str, *, value: object, expects: str) -> None:
+        super().__init__(message)
+        self.value, self.expects = value, expects
+
+
+class ConfigRangeError(ConfigError):
+    """A whole number outside its key's range ``low`` to ``high``; ``value`` is it."""
+
+    def __init__(self, message: str, *, value: int, low: int, high: int) -> None:
+        super().__init__(message)
+        self.value, self.low, self.high = value, low, high
 
 
 # --- TOML values in messages ---------------------------------------------------------------
@@ -118,9 +142,10 @@ class Check:
         """The error ``problem; use ALLOWED``."""
         return ConfigError(f"{problem}; use {self.allowed}")
 
-    def wrong_type(self, value: object) -> ConfigError:
+    def wrong_type(self, value: object) -> ConfigTypeError:
         """The error for a value of the wrong TOML type."""
-        return self.fail(f"{show(value)} is {value_kind(value)}, not {self.expects}")
+        problem = f"{show(value)} is {value_kind(value)}, not {self.expects}"
+        return ConfigTypeError(f"{problem}; use {self.allowed}", value=value, expects=self.expects)
 
     def not_allowed(self, value: object, hint: str = "") -> ConfigError:
         """The error for a value of the right type that is not allowed."""
@@ -147,34 +172,36 @@ class OneOf(Check):
 
 
 class Whole(Check):
-    """A whole number from ``low`` to ``high`` (None: no limit), or one of ``also``."""
+    """A whole number from ``low`` to ``high``, or one of ``also``; others raise
+    :class:`ConfigRangeError`."""
 
     expects = "a whole number"
 
-    def __init__(
-        self, low: int, high: int | None = None, allowed: str = "", also: tuple[int, ...] = ()
-    ) -> None:
-        super().__init__(allowed or f"a whole number, {low} or more")
+    def __init__(self, low: int, high: int, allowed: str = "", also: tuple[int, ...] = ()) -> None:
+        super().__init__(allowed or f"a whole number, {low} to {high}")
         self.low, self.high, self.also = low, high, also
 
     def __call__(self, value: Any) -> int:
         if not _is_int(value):
             raise self.wrong_type(value)
-        if value not in self.also and not (
-            self.low <= value and (self.high is None or value <= self.high)
-        ):
-            raise self.not_allowed(value)
+        if value not in self.also and not self.low <= value <= self.high:
+            raise ConfigRangeError(
+                f"{show(value)} is not allowed; use {self.allowed}",
+                value=value,
+                low=self.low,
+                high=self.high,
+            )
         return cast(int, value)
 
 
 class AutoOr(Check):
-    """``"auto"`` or a whole number, ``low`` or more."""
+    """``"auto"`` or a whole number, ``low`` to ``high``."""
 
     expects = '"auto" or a whole number'
 
-    def __init__(self, low: int) -> None:
-        super().__init__(f'"auto" or a whole number, {low} or more')
-        self.number = Whole(low, allowed=self.allowed)
+    def __init__(self, low: int, high: int) -> None:
+        super().__init__(f'"auto" or a whole number, {low} to {high}')
+        self.number = Whole(low, high, allowed=self.allowed)
         self.number.expects = self.expects
 
     def __call__(self, value: Any) -> int | Literal["auto"]:

@@ -20,7 +20,7 @@ import attrs
 import tomli_w
 
 from .checks import SET_SOURCE, ConfigError, closest, show, value_kind
-from .sections import KEYS, SECTIONS, Config, allowed, check_buttons, check_display
+from .sections import KEYS, SECTIONS, Config, allowed, check_board, check_buttons, check_display
 
 __all__ = ["config_to_dict", "default_config_path", "default_toml", "load_config", "state_dir"]
 
@@ -150,7 +150,7 @@ def _parse(dotted: str, value: Any, source: str | Path) -> Any:
     try:
         return allowed(KEYS[dotted])(value)
     except ConfigError as e:
-        raise ConfigError(e.message, key=dotted, source=source) from None
+        raise e.at(dotted, source) from None
 
 
 def _build(values: Mapping[str, Any], source: Path | None) -> Config:
@@ -187,6 +187,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
         origin[dotted] = SET_SOURCE
     config = _build(values, file)
     try:
+        check_board(config.board)
         check_buttons(config.buttons)
         check_display(config.display)
         config.rule_profile()

@@ -3,7 +3,7 @@
 A key is a field made with :func:`key`: its name, type, default, what it allows (a
 :class:`~scoreboard.config.checks.Check`) and a one-line doc; the class's docstring
 documents the section. :class:`Config` has one field per section, in file order.
-Checks across keys (:func:`check_buttons`, :func:`check_display`) and the rule profile the
+Checks across keys (:func:`check_board`, :func:`check_buttons`, :func:`check_display`) and the rule profile the
 ``[game]`` keys make (:meth:`Config.rule_profile`) are here too.
 """
 
@@ -24,8 +24,8 @@ from .checks import AutoOr, Check, ConfigError, DirPath, Names, Numbers, OneOf, 
 
 __all__ = [
     "KEYS", "RESERVED_PINS", "SECTIONS", "BoardConfig", "ButtonsConfig", "Config", "DisplayConfig",
-    "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "allowed", "check_buttons",
-    "check_display", "key",
+    "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "allowed", "check_board",
+    "check_buttons", "check_display", "key",
 ]
 
 # --- the sections --------------------------------------------------------------------------
@@ -42,7 +42,6 @@ def allowed(attribute: attrs.Attribute[Any]) -> Check:
     return cast(Check, attribute.metadata["allowed"])
 
 
-_COUNT = Whole(0)
 _PATH = DirPath()
 _PINS = Numbers(
     "pin", 27, range(2, 5), True, "a list of 2 to 4 distinct BCM GPIO numbers (0 to 27), one per seat"
@@ -65,7 +64,7 @@ class GameConfig:
         "Tiles on a rack: 7, or 9 for the 9-tile variant (a bingo is still 7 tiles or more).",
     )
     target: int = key(
-        0, _COUNT, "Finish-line target score: the game ends when a play reaches it; 0 = off."
+        0, Whole(0, 2000), "Finish-line target score: the game ends when a play reaches it; 0 = off."
     )
     challenge: str = key(
         "double",
@@ -73,22 +72,22 @@ class GameConfig:
         "en-tournament only: double (a wrong challenger loses the turn) or five"
         " (the player gets 5 points per wrong challenge).",
     )
-    move_limit: int = key(0, _COUNT, "Time limit per move in seconds; 0 = off.")
+    move_limit: int = key(0, Whole(0, 3600), "Time limit per move in seconds; 0 = off.")
     move_limit_action: str = key(
         "warn",
         OneOf(*(a.value for a in MoveLimitAction)),
         "When the move limit runs out: warn, or pass the turn.",
     )
-    clock: int = key(0, _COUNT, "Game clock in minutes per player; 0 = off.")
+    clock: int = key(0, Whole(0, 300), "Game clock in minutes per player; 0 = off.")
     overtime: int | Literal["auto"] = key(
         "auto",
-        AutoOr(0),
+        AutoOr(0, 100),
         'Penalty points per started minute over the game clock; "auto" = the profile\'s'
         " default (10 for en-tournament with a clock, else 0).",
     )
     challenge_seconds: int = key(
         20,
-        Whole(1),
+        Whole(1, 600),
         "Seconds a challenge window stays open at most (the profile's deadline may close it"
         " sooner); after a going-out play, until every other seat presses Done.",
     )
@@ -124,23 +123,30 @@ class BoardConfig:
     pattern: str = key(
         "*", Text(), 'Glob for the controller\'s /dev/serial/by-id name, e.g. "usb-*Scoreboard*".'
     )
-    baudrate: int = key(115200, Whole(1200), "Baud rate (a UART link; USB CDC ignores it).")
+    baudrate: int = key(
+        115200, Whole(1200, 4_000_000), "Baud rate (a UART link; USB CDC ignores it)."
+    )
     stable_reports: int = key(
         2,
-        Whole(1),
-        "Reports a cell's new reading must hold before it counts (the host's own debounce).",
+        Whole(1, 10),
+        "Reports a cell's new reading must hold before it counts (the host's own debounce;"
+        " an idle board reports about 3 times a second).",
     )
     stable_ms: int = key(
-        300, _COUNT, "Milliseconds a cell's new reading must hold before it counts."
+        300,
+        Whole(0, 5000),
+        "Milliseconds a cell's new reading must hold before it counts (less than"
+        " board.read_timeout_ms).",
     )
     timeout_ms: int = key(
         1500,
-        Whole(200),
-        "Milliseconds without a valid frame after which the board counts as disconnected.",
+        Whole(1000, 60_000),
+        "Milliseconds without a valid frame after which the board counts as disconnected"
+        " (the controller sends a heartbeat every 500 ms).",
     )
     read_timeout_ms: int = key(
         3000,
-        Whole(100),
+        Whole(1000, 60_000),
         "Milliseconds a Done waits for a settled board read before it shows an error.",
     )
 
@@ -186,16 +192,16 @@ class ButtonsConfig:
         "Allow GPIO 0/1 (HAT ID EEPROM), 2/3 (I2C, the OLED) and 14/15 (UART link) for buttons.",
     )
     debounce_ms: int = key(
-        30, _COUNT, "Milliseconds a button's new level must hold before it counts."
+        30, Whole(0, 500), "Milliseconds a button's new level must hold before it counts."
     )
     long_ms: int = key(
         2000,
-        Whole(1),
+        Whole(200, 30_000),
         "Milliseconds held that make a long press (reported at once, no short press follows).",
     )
     stuck_ms: int = key(
         10000,
-        Whole(1),
+        Whole(1000, 600_000),
         "Milliseconds held after which a button is reported stuck and ignored until released.",
     )
 
@@ -216,7 +222,7 @@ class DisplayConfig:
         Whole(0x03, 0x77, "an I2C address, 0x03 to 0x77"),
         "I2C address of the display (0x3C = 60, 0x3D = 61).",
     )
-    port: int = key(1, _COUNT, "I2C bus number: /dev/i2c-PORT.")
+    port: int = key(1, Whole(0, 255), "I2C bus number: /dev/i2c-PORT.")
     rotate: int = key(
         0,
         OneOf(0, 1, 2, 3),
@@ -251,6 +257,16 @@ class UiConfig:
 
 RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
 """GPIO pins buttons may use only with ``buttons.allow_reserved``: ID EEPROM, I2C, UART."""
+
+
+def check_board(board: BoardConfig) -> None:
+    """Raise :class:`ConfigError` naming the key when ``[board]`` does not fit together."""
+    if not board.stable_ms < board.read_timeout_ms:
+        raise ConfigError(
+            f"{board.read_timeout_ms} is not more than board.stable_ms ({board.stable_ms}):"
+            " a Done right after the last tile would never find the board settled",
+            key="board.read_timeout_ms",
+        )
 
 
 def check_buttons(buttons: ButtonsConfig) -> None:
