@@ -39,6 +39,7 @@ from drivers.display.oled import Display, make_displays
 from engine.tiles import TileSet
 from scoreboard.config import Config
 from scoreboard.controller import TileLookup
+from scoreboard.gif import write_gif
 from scoreboard.registry import TileRegistry, registry_path, set_key
 from scoreboard.sim.client import SimControl
 from scoreboard.sim.tags import tile_set_uids
@@ -235,15 +236,3 @@ def pygame_display() -> Display:
 
 def _gif_of(out: Path) -> None:
     write_gif(out / "screens", out / "screens.gif")
-
-
-def write_gif(frames: Path, gif: Path, frame_ms: int = 700) -> bool:
-    """An animated GIF of the captured PNG frames (in name order); False when there are none."""
-    from PIL import Image
-
-    files = sorted(frames.glob("*.png"))
-    if not files:
-        return False
-    images = [Image.open(f).convert("L").resize((256, 128), Image.Resampling.NEAREST) for f in files]
-    images[0].save(gif, save_all=True, append_images=images[1:], duration=frame_ms, loop=0)
-    return True
