@@ -8,7 +8,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops, ImageDraw
+from PIL import GifImagePlugin, Image, ImageChops, ImageDraw
 
 from scoreboard.gif import GIF_SIZE, frame_files, write_gif
 
@@ -37,7 +37,7 @@ def write_frames(folder: Path, images: list[Image.Image]) -> None:
 def shown(gif: Path) -> list[tuple[Image.Image, int]]:
     """Each frame of ``gif`` as Pillow composes it, with its duration."""
     with Image.open(gif) as opened:
-        assert opened.info.get("loop") == 0
+        assert isinstance(opened, GifImagePlugin.GifImageFile) and opened.info.get("loop") == 0
         frames = []
         for i in range(opened.n_frames):
             opened.seek(i)
@@ -122,6 +122,6 @@ def test_memory_does_not_grow_with_the_frames(tmp_path: Path) -> None:
             (screens / f"screen-1-{i + 1:06}.png").write_bytes(encoded[i % len(encoded)])
         peaks.append(peak_bytes(screens, tmp_path / f"{count}.gif"))
         with Image.open(tmp_path / f"{count}.gif") as gif:
-            assert gif.n_frames == count
+            assert isinstance(gif, GifImagePlugin.GifImageFile) and gif.n_frames == count
     _, small, large = peaks
     assert large < 1.5 * small, f"peak {small} bytes for 200 frames, {large} for 2000"
