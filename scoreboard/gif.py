@@ -93,10 +93,12 @@ def frame_files(folder: Path) -> Iterator[str]:
 
     Numbered files are kept as ranges (prefix, digits, lowest, highest), not as a list, so
     memory does not grow with their count; a number missing from a range is passed over.
-    Paths are plain strings: pathlib interns every name it parses, for good.
+    No folder, no files. Paths are plain strings: pathlib interns every name it parses, for good.
     """
     ranges: dict[tuple[str, int], tuple[int, int]] = {}
     others: list[str] = []
+    if not folder.is_dir():
+        return
     with os.scandir(folder) as entries:
         for entry in entries:
             match = _NUMBERED.fullmatch(entry.name)

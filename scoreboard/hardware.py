@@ -39,7 +39,6 @@ from drivers.display.oled import Display, make_displays
 from engine.tiles import TileSet
 from scoreboard.config import Config
 from scoreboard.controller import TileLookup
-from scoreboard.gif import write_gif
 from scoreboard.registry import TileRegistry, registry_path, set_key
 from scoreboard.sim.client import SimControl
 from scoreboard.sim.tags import tile_set_uids
@@ -235,4 +234,6 @@ def pygame_display() -> Display:
 
 
 def _gif_of(out: Path) -> None:
+    from scoreboard.gif import write_gif  # only on closing
+
     write_gif(out / "screens", out / "screens.gif")

@@ -84,6 +84,7 @@ def test_an_unreadable_frame_is_skipped_and_logged(tmp_path: Path, caplog: pytes
 
 def test_no_readable_frame_no_gif(tmp_path: Path) -> None:
     screens = tmp_path / "screens"
+    assert not write_gif(screens, tmp_path / "screens.gif")  # no folder at all
     screens.mkdir()
     assert not write_gif(screens, tmp_path / "screens.gif")
     (screens / "screen-1-000001.png").write_bytes(b"")
