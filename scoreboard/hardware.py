@@ -234,16 +234,6 @@ def pygame_display() -> Display:
 
 
 def _gif_of(out: Path) -> None:
+    from scoreboard.gif import write_gif  # only on closing
+
     write_gif(out / "screens", out / "screens.gif")
-
-
-def write_gif(frames: Path, gif: Path, frame_ms: int = 700) -> bool:
-    """An animated GIF of the captured PNG frames (in name order); False when there are none."""
-    from PIL import Image
-
-    files = sorted(frames.glob("*.png"))
-    if not files:
-        return False
-    images = [Image.open(f).convert("L").resize((256, 128), Image.Resampling.NEAREST) for f in files]
-    images[0].save(gif, save_all=True, append_images=images[1:], duration=frame_ms, loop=0)
-    return True

@@ -13,9 +13,11 @@
 #   3. the venv /opt/scoreboard/venv with `pip install 'REPO[pi]'` (built from a copy of the
 #      tree, so no root-owned build/ or *.egg-info is left in your checkout)
 #   4. /etc/scoreboard/scoreboard.toml from `scoreboard config --defaults`, only if missing,
-#      with paths.state_dir = /var/lib/scoreboard and board.link = /dev/scoreboard-board
-#   5. the state directory /var/lib/scoreboard, owned by the user, so `scoreboard enroll`
-#      can run before the service has ever started
+#      with paths.state_dir = /var/lib/scoreboard and board.link = /dev/scoreboard-board;
+#      owner root, group scoreboard, mode 0640 (an existing one is given the same)
+#   5. the state directory /var/lib/scoreboard, owned by the user, mode 0700 (what is in it
+#      loses any group and other access), so `scoreboard enroll` can run before the service
+#      has ever started and no other user reads the games
 #   6. the unit /etc/systemd/system/scoreboard.service, the udev rule
 #      /etc/udev/rules.d/99-scoreboard-board.rules, the polkit rule letting the service
 #      switch the Pi off (/etc/polkit-1/rules.d/50-scoreboard-poweroff.rules) and
@@ -171,30 +173,40 @@ fi
 
 # --- 4: configuration --------------------------------------------------------------------
 
+# Readable by the service (group) and root only: it may come to hold credentials.
 if [ -e "$CONFIG" ]; then
   say "keeping the existing $CONFIG"
-elif $dry_run; then
-  say "would write $CONFIG: \`scoreboard config --defaults\` with"
-  say "  paths.state_dir = \"$STATE_DIR\" and board.link = \"$BOARD_LINK\""
+  run chown "root:$SERVICE_USER" "$CONFIG"
+  run chmod 0640 "$CONFIG"
 else
-  new_config=$work/scoreboard.toml
-  "$VENV/bin/scoreboard" config --defaults \
-    | sed -e "s|^state_dir = \"\"\$|state_dir = \"$STATE_DIR\"|" \
-      -e "s|^link = \"\"\$|link = \"$BOARD_LINK\"|" >"$new_config"
-  # The same state directory for the service and for `sudo -u scoreboard scoreboard ...`
-  # (which has no $STATE_DIRECTORY), and the udev rule's name for the board.
-  if ! grep -qx "state_dir = \"$STATE_DIR\"" "$new_config" || ! grep -qx "link = \"$BOARD_LINK\"" "$new_config"; then
-    echo "install.sh: the default configuration has changed; set paths.state_dir and board.link by hand" >&2
-    exit 1
+  if $dry_run; then
+    say "would make NEW_CONFIG: \`scoreboard config --defaults\` with"
+    say "  paths.state_dir = \"$STATE_DIR\" and board.link = \"$BOARD_LINK\""
+    new_config=NEW_CONFIG
+  else
+    new_config=$work/scoreboard.toml
+    "$VENV/bin/scoreboard" config --defaults \
+      | sed -e "s|^state_dir = \"\"\$|state_dir = \"$STATE_DIR\"|" \
+        -e "s|^link = \"\"\$|link = \"$BOARD_LINK\"|" >"$new_config"
+    # The same state directory for the service and for `sudo -u scoreboard scoreboard ...`
+    # (which has no $STATE_DIRECTORY), and the udev rule's name for the board.
+    if ! grep -qx "state_dir = \"$STATE_DIR\"" "$new_config" || ! grep -qx "link = \"$BOARD_LINK\"" "$new_config"; then
+      echo "install.sh: the default configuration has changed; set paths.state_dir and board.link by hand" >&2
+      exit 1
+    fi
+    "$VENV/bin/scoreboard" config --config "$new_config" >/dev/null # fails on a key it does not know
   fi
-  "$VENV/bin/scoreboard" config --config "$new_config" >/dev/null # fails on a key it does not know
-  install -D -m 0644 "$new_config" "$CONFIG"
-  say "wrote $CONFIG"
+  run install -D -o root -g "$SERVICE_USER" -m 0640 "$new_config" "$CONFIG"
+  $dry_run || say "wrote $CONFIG"
 fi
 
 # --- 5, 6: state directory, unit, udev rule, docs ----------------------------------------
 
-run install -d -o "$SERVICE_USER" -g "$SERVICE_USER" -m 0755 "$STATE_DIR"
+# The games, house lists and tile registry are the service user's alone (the unit's
+# StateDirectoryMode=0700 and UMask=0077 keep it so); files an earlier version made
+# world-readable lose that.
+run install -d -o "$SERVICE_USER" -g "$SERVICE_USER" -m 0700 "$STATE_DIR"
+run chmod -R go= "$STATE_DIR"
 install_file "$repo/systemd/scoreboard.service" "$UNIT_DST" 0644
 install_file "$repo/systemd/99-scoreboard-board.rules" "$RULES_DST" 0644
 install_file "$repo/systemd/50-scoreboard-poweroff.rules" "$POLKIT_DST" 0644

@@ -78,6 +78,31 @@ def test_capture_writes_png_frames(tmp_path: Path) -> None:
         assert frame.size == (128, 64) and same(frame, scores(2))
 
 
+def test_capture_numbers_on_after_the_frames_already_there(tmp_path: Path) -> None:
+    pytest.importorskip("luma.emulator")
+    (tmp_path / "screen-1-000007.png").write_bytes(b"")  # a frame of an earlier run
+    (tmp_path / "screen-2-000020.png").write_bytes(b"")  # another seat's
+    display = make_display(config(driver="capture"), capture_dir=tmp_path)
+    display.show(scores(3))
+    with Image.open(tmp_path / "screen-1-000008.png") as frame:
+        assert same(frame, scores(3))
+
+
+def test_a_capture_that_fails_mid_write_leaves_no_frame(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("luma.emulator")
+    display = make_display(config(driver="capture"), capture_dir=tmp_path)
+    display.show(scores(1))
+
+    def killed(surface: object, file: object, namehint: str = "") -> None:
+        file.write(b"\x89PNG half a frame")  # type: ignore[attr-defined]
+        raise OSError("killed mid-write")
+
+    monkeypatch.setattr(display.device._pygame.image, "save", killed)
+    with pytest.raises(OSError, match="killed mid-write"):
+        display.show(scores(2))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["screen-1-000001.png"]  # whole frames only
+
+
 def test_seat_displays_select_their_mux_channel_before_each_push() -> None:
     bus = FakeBus()
     displays = make_displays(

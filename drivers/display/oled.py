@@ -9,7 +9,6 @@ a full frame costs about 23 ms of I2C bus time.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
@@ -123,7 +122,8 @@ def make_device(display: Any, capture_dir: str | Path | None = None, seat: int =
     """The luma device for a ``[display]`` section (:class:`scoreboard.config.DisplayConfig`).
 
     ``capture`` writes ``screen-SEAT-NNNNNN.png`` files into ``capture_dir`` (default:
-    the current directory); it needs luma.emulator (and pygame).
+    the current directory), each atomically, numbered on after the frames already there
+    (:mod:`drivers.display.capture`); it needs luma.emulator (and pygame).
     """
     driver = display.driver
     if driver == "dummy":
@@ -131,19 +131,17 @@ def make_device(display: Any, capture_dir: str | Path | None = None, seat: int =
 
         return dummy(width=WIDTH, height=HEIGHT, rotate=display.rotate, mode="1")
     if driver == "capture":
-        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         try:
-            from luma.emulator.device import capture
+            from drivers.display.capture import AtomicCapture
         except ImportError as e:
             raise DisplayError(
                 f"display.driver = \"capture\" needs luma.emulator: {e}; install the test extra"
             ) from None
         folder = Path(capture_dir or ".")
         folder.mkdir(parents=True, exist_ok=True)
-        template = str(folder / f"screen-{seat + 1}-{{0:06}}.png")
-        return capture(
-            width=WIDTH, height=HEIGHT, rotate=display.rotate, mode="1",
-            transform="none", scale=1, file_template=template,
+        return AtomicCapture(
+            folder, f"screen-{seat + 1}-",
+            width=WIDTH, height=HEIGHT, rotate=display.rotate, mode="1", transform="none", scale=1,
         )
     if driver in ("ssd1306", "sh1106"):
         from luma.core.error import DeviceNotFoundError, DevicePermissionError

@@ -9,7 +9,7 @@ memory comes from ``os.wait4`` (``ru_maxrss``), so it covers the service alone: 
 is not its child.
 
 The service is started by a small launcher (:data:`_LAUNCHER`, ``python -S``) that forks it,
-waits for it with ``os.wait4`` and prints the figures. Linux keeps the high-water RSS of the
+prints its pid, waits for it with ``os.wait4`` and prints the figures. Linux keeps the high-water RSS of the
 memory a process had before ``exec`` in its ``ru_maxrss``; a child spawned straight from
 this (large) process would report this process's peak, not its own.
 
@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,9 @@ class BenchError(RuntimeError):
     """The service did not play the game to its end."""
 
 
-# argv: python -S -c LAUNCHER PYTHON ARGS...; forks PYTHON ARGS (stdout to /dev/null), waits with
-# os.wait4 and prints one JSON line: exit code, ru_maxrss (KiB on Linux), wall seconds.
+# argv: python -S -c LAUNCHER PYTHON ARGS...; forks PYTHON ARGS (stdout to /dev/null), prints
+# {"pid": ...}, waits with os.wait4 and prints one JSON line: exit code, ru_maxrss (KiB on
+# Linux), wall seconds.
 _LAUNCHER = r"""
 import json, os, sys, time
 started = time.monotonic()
@@ -57,35 +59,61 @@ if pid == 0:
         os.execv(sys.argv[1], sys.argv[1:])
     finally:
         os._exit(127)
+print(json.dumps({"pid": pid}), flush=True)
 _, status, usage = os.wait4(pid, 0)
 elapsed = time.monotonic() - started
 print(json.dumps({"code": os.waitstatus_to_exitcode(status), "max_rss_kib": usage.ru_maxrss, "seconds": elapsed}))
 """
 
 
-def _start_board(link: Path) -> subprocess.Popen[bytes]:
+def start_board(link: Path, racks: int = len(PLAYERS)) -> subprocess.Popen[bytes]:
+    """The simulated board (lockstep, ``racks`` racks of 7) as its own process, answering."""
     board = subprocess.Popen(
         [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", f"{link}.control",
-         "--lockstep", "--racks", str(len(PLAYERS)), "--slots", "7"],
+         "--lockstep", "--racks", str(racks), "--slots", "7"],
         cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     SimControl.connect(f"{link}.control", timeout=30).close()
     return board
 
 
-def _play(folder: Path, link: Path, script: Path, patience: float) -> dict[str, Any]:
-    """Run the service through the launcher; its figures (exit code, ru_maxrss, seconds)."""
+def stop_board(board: subprocess.Popen[bytes]) -> None:
+    """Stop the simulated board (killed if it does not end within 10 s)."""
+    board.terminate()
+    try:
+        board.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        board.kill()
+        board.wait()
+
+
+def launch(folder: Path, link: Path, script: Path, settings: Sequence[str]) -> tuple[subprocess.Popen[bytes], int]:
+    """The service playing ``script`` on ``link`` (``--set`` each of ``settings``) through the
+    launcher; the launcher and the service's pid."""
     service = [
         sys.executable, "-m", "scoreboard.run_cli", "--simulate", "--link", str(link),
         "--script", str(script), "--virtual-clock", "--out", str(folder / "out"),
-        "--set", f"paths.state_dir={folder / 'state'}", "--set", "game.rules=de",
-        "--set", f'game.players=["{PLAYERS[0]}", "{PLAYERS[1]}"]', "--set", "ui.language=de",
+        "--set", f"paths.state_dir={folder / 'state'}",
     ]
+    for setting in settings:
+        service += ["--set", setting]
     launcher = subprocess.Popen(
         [sys.executable, "-S", "-c", _LAUNCHER, *service],
         cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         start_new_session=True,  # the launcher and the service: one process group to kill
     )
+    assert launcher.stdout is not None
+    first = launcher.stdout.readline()
+    try:
+        return launcher, int(json.loads(first)["pid"])
+    except (ValueError, KeyError, TypeError):
+        os.killpg(launcher.pid, signal.SIGKILL)
+        _, err = launcher.communicate()
+        raise BenchError(f"the launcher failed ({launcher.returncode}): {err.decode('utf-8', 'replace')[-2000:]}") from None
+
+
+def finish(launcher: subprocess.Popen[bytes], patience: float) -> dict[str, Any]:
+    """Wait for the launched service; its figures (exit code, ru_maxrss, seconds)."""
     try:
         out, err = launcher.communicate(timeout=patience)
     except subprocess.TimeoutExpired:
@@ -110,16 +138,13 @@ def run(patience: float = PATIENCE_S) -> dict[str, float]:
         script = folder / "script.txt"
         script.write_text(script_text, encoding="utf-8")
         link = folder / "board"
-        board = _start_board(link)
+        board = start_board(link)
         try:
-            figures = _play(folder, link, script, patience)
+            settings = ["game.rules=de", f'game.players=["{PLAYERS[0]}", "{PLAYERS[1]}"]', "ui.language=de"]
+            launcher, _ = launch(folder, link, script, settings)
+            figures = finish(launcher, patience)
         finally:
-            board.terminate()
-            try:
-                board.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                board.kill()
-                board.wait()
+            stop_board(board)
         if not any((folder / "out" / "screens").glob("*.png")):
             raise BenchError("the service captured no frames")
         with Journal.open(folder / "state") as journal:
