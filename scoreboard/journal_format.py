@@ -24,6 +24,7 @@ and each field is encoded by its annotated type.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -49,7 +50,6 @@ from engine.placement import Placement
 from engine.rules import RuleProfile
 from engine.tiles import BLANK, TileSet
 from engine.clock import GameClock, MoveTimer
-import scoreboard.controller.state as state
 from scoreboard.controller.records import ClockState, Committed, Moment, Record, Started
 from scoreboard.value_codec import ValueCodec, ValueCodecError
 from scoreboard.journal import Entry
@@ -305,18 +305,23 @@ def decode_meta(meta: Mapping[str, Any]) -> Started:
     return Started(rules, tuple(players), first, tuple(draws))
 
 
-_MOMENTS = ValueCodec(
-    (Moment, state.Idle, state.Waiting, state.Reading, state.Confirming, state.BlankPick, state.Menu,
-     state.Adjusting, state.Asking, state.Window, state.Clocks, GameClock, MoveTimer),
-    vars(state),
-)
+@functools.cache
+def _moments() -> ValueCodec:
+    """The moment's codec, built when first needed (the state's modules load the screens)."""
+    import scoreboard.controller.state as state
+
+    return ValueCodec(
+        (Moment, state.Idle, state.Waiting, state.Reading, state.Confirming, state.BlankPick, state.Menu,
+         state.Adjusting, state.Asking, state.Window, state.Clocks, GameClock, MoveTimer),
+        vars(state),
+    )
 
 
 def encode_record(record: Record) -> tuple[str, dict[str, Any]]:
     """``(kind, payload)`` of a journal entry for ``record`` (not a Started record)."""
     if isinstance(record, Moment):
         try:
-            return MOMENT_KIND, _MOMENTS.encode(record, "moment")
+            return MOMENT_KIND, _moments().encode(record, "moment")
         except ValueCodecError as e:
             raise CodecError(str(e)) from None
     if isinstance(record, Committed):
@@ -369,7 +374,7 @@ def decode_entry(kind: str, payload: Mapping[str, Any], tile_set: TileSet) -> Re
         )
     if kind == MOMENT_KIND:
         try:
-            moment: Moment = _MOMENTS.decode(dict(payload), Moment, "moment")
+            moment: Moment = _moments().decode(dict(payload), Moment, "moment")
         except ValueCodecError as e:
             raise CodecError(str(e)) from None
         return moment
