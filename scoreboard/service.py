@@ -37,6 +37,7 @@ from drivers.display.oled import Display
 from engine.errors import ScoreboardError
 from scoreboard.controller import (
     Append,
+    Moment,
     BoardAway,
     BoardBack,
     BoardRead,
@@ -121,6 +122,7 @@ class Service:
         self.power_off = False
         self._pending_result: tuple[int, dict[str, Any]] | None = None
         self._failed: ErrorScreen | None = None
+        self._unsaved: Moment | None = None  # the table's moment, when a full disk refused it alone
         self._reading: tuple[str, ...] = ()  # what the log last said was wrong with the board
         self._read_seen: tuple[BoardSnapshot, tuple[tuple[bytes, tuple[Loc, ...]], ...], str] | None = None
 
@@ -229,6 +231,10 @@ class Service:
                 try:
                     self._append(effect.records)
                 except JournalWriteError as e:
+                    if all(isinstance(r, Moment) for r in effect.records):  # no game record: the step stands
+                        log.warning("the table's moment is not saved yet: %s", e)
+                        self._unsaved = next(r for r in reversed(effect.records) if isinstance(r, Moment))
+                        continue
                     self._refuse(e, fresh)
                     return
                 except Exception:
@@ -264,16 +270,17 @@ class Service:
         rest = list(records)
         started = rest[0] if rest and isinstance(rest[0], Started) else None
         rest = rest[1:] if started is not None else rest
+        if self._unsaved is not None and started is None and not any(isinstance(r, Moment) for r in rest):
+            rest.append(self._unsaved)  # the moment a full disk refused, with the next records
         at = self.clock()
         items = [(*encode_record(record), at) for record in rest]
         if started is not None:
             self._abandon("a new game was started")
             self.game_id = self.journal.start_game(encode_meta(started), items)
-            return
-        if not items:
-            return
-        assert self.game_id is not None, "records before the game's start"
-        self.journal.append_many(self.game_id, items)
+        elif items:
+            assert self.game_id is not None, "records before the game's start"
+            self.journal.append_many(self.game_id, items)
+        self._unsaved = None
 
     def _refuse(self, error: JournalWriteError, fresh: bool) -> None:
         """The step is not taken: the old state stays, the display says why."""

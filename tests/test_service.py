@@ -167,3 +167,36 @@ def test_the_log_names_unknown_tiles_and_tiles_read_twice_once_each_time_they_ch
     said = [m for m in caplog.messages if m.startswith("board: ")]
     assert said == [f"board: tile {known.hex().upper()} read at I8 and J8", "board: unknown tile at H8"]
     service.close()
+
+
+def test_a_moment_alone_that_a_full_disk_refuses_does_not_undo_its_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening the menu changes no game record, only the table's moment: a full disk does not
+    keep the menu shut; the moment is journaled with the next records that can be written."""
+    from scoreboard.controller import Menu
+    from scoreboard.controller.moments import moment_of
+    from scoreboard.journal import JournalWriteError, WriteFailure
+    from scoreboard.journal_format import MOMENT_KIND, decode_entry
+
+    clock = Clock()
+    r = rig("de", 2, words=("HAUS",))
+    service = service_for(r, tmp_path, clock)
+    service.start("de", 2)
+    mirror_into(r, service, clock)
+    r.draw_first("AE")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    assert service.game_id is not None
+    written = service.journal.append_many
+
+    def full(game: int, items: object) -> list[int]:
+        raise JournalWriteError("disk full", WriteFailure.DISK_FULL)
+
+    monkeypatch.setattr(service.journal, "append_many", full)
+    r.menu()
+    assert service.state is not None and isinstance(service.state.mode, Menu)
+    monkeypatch.setattr(service.journal, "append_many", written)
+    r.menu()  # the next item: journaled now
+    last = [e for e in service.journal.entries(service.game_id) if e.kind == MOMENT_KIND][-1]
+    assert decode_entry(last.kind, last.payload, r.tile_set) == moment_of(service.state)
+    service.close()

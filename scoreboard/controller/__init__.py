@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .inputs import Tick as Tick
     from .records import ClockState as ClockState
     from .records import Committed as Committed
+    from .records import Moment as Moment
     from .records import Record as Record
     from .records import Started as Started
     from .state import Adjusting as Adjusting
@@ -53,7 +54,7 @@ _MODULES = {
     "context": ("Context", "Settings", "TileLookup"),
     "effects": ("Append", "Effect", "GameOver", "HouseWord", "PowerOff", "Show"),
     "inputs": ("BoardAway", "BoardBack", "BoardRead", "Input", "ReaderState", "Tick"),
-    "records": ("ClockState", "Committed", "Record", "Started"),
+    "records": ("ClockState", "Committed", "Moment", "Record", "Started"),
     "state": (
         "Adjusting", "Asking", "BlankPick", "Confirming", "FirstDraw", "Idle", "Lobby", "Menu", "Mode", "Notice",
         "Over", "Phase", "PlayMode", "Playing", "Reading", "Shown", "TableState",
