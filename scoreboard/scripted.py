@@ -123,11 +123,12 @@ class ScriptPlayer:
         self.done_at = 0.0  # the time it ended
         self.line_now: int | None = None  # the line being carried out
         self.now_until = 0.0  # the time it ends
-        self.now_owns = False  # whether the inputs meanwhile are its own (a press, a board command)
+        self.now_owns = False  # whether the inputs meanwhile are its own (a board command's)
         runner.on_input = self._on_input
 
     def _on_input(self, item: object) -> None:
-        # a press's and a board command's records carry its own line: not done again
+        # a press's records (its button event's, not those of a tick during the hold) and
+        # those after a board command carry its own line: not done again
         if isinstance(item, ButtonEvent) or self.now_owns:
             self.journal.line, self.journal.until = self.line_now, self.now_until
         else:
@@ -152,7 +153,7 @@ class ScriptPlayer:
                 return
             start = max(start, runner.clock())
             self.line_now = line.number
-            self.now_owns = not isinstance(line.step, (Wait, End))
+            self.now_owns = line.board is not None
             self.now_until = start + line.step.seconds if isinstance(line.step, Press) else start
             self._do(line)
             self.line_done, self.done_at, self.now_owns = line.number, runner.clock(), False
