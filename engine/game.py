@@ -24,6 +24,7 @@ from typing import Any
 from .board import Board, Square
 from .errors import (
     BagError,
+    GameError,
     ChallengeError,
     ChallengeRefusal,
     CorrectionError,
@@ -550,7 +551,12 @@ class Game:
             reversed_ruling.challenger, reversed_ruling.invalid_words, reversed_ruling.extends_own_phony
         )
         for command in kept:
-            rebuilt.apply(command)
+            try:
+                rebuilt.apply(command)
+            except GameError:  # a later draw took tiles the ruling had put back in the bag
+                raise CorrectionError(
+                    CorrectionRefusal.MOVED_SINCE, f"the ruling cannot be overridden: since then {command} was made"
+                ) from None
         self.__dict__.update(rebuilt.__dict__)
         self._ruling = None  # once
         return result

@@ -884,3 +884,36 @@ def test_comparing_games_compares_each_kept_copy_once(monkeypatch: pytest.Monkey
     monkeypatch.setattr(engine.game, "_same", counted)
     assert g == copy.deepcopy(g)
     assert calls < 100, calls
+
+
+def test_an_override_is_refused_when_a_later_draw_took_the_tiles_the_ruling_put_back() -> None:
+    """A withdrawn play's drawn tile went back to the bag and the next player drew it: the
+    play cannot be reinstated (its tile is on another rack), so the override is refused and
+    the game is left as it was (found by the property tests: 4 players, ``de``, seed 53)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import randomgame
+
+    from engine.game import Game
+    from engine.rules import get_profile
+
+    refused: list[CorrectionError] = []
+    override = Game.override_ruling
+
+    def watched(self: Game, invalid: tuple[str, ...] = ()) -> object:
+        before = self.copy()
+        try:
+            return override(self, invalid)
+        except CorrectionError as e:
+            assert self == before  # nothing of it was kept
+            refused.append(e)
+            raise
+
+    Game.override_ruling = watched  # type: ignore[method-assign,assignment]
+    try:
+        randomgame.play_random_game(get_profile("de"), 4, 53)
+    finally:
+        Game.override_ruling = override  # type: ignore[method-assign]
+    assert any(e.reason is CorrectionRefusal.MOVED_SINCE for e in refused)
