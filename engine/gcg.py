@@ -37,7 +37,6 @@ from .events import (
 from .rules import RuleProfile, standard_record_profile
 from .tiles import get_tile_set
 
-
 MAX_BYTES = 1 << 20
 """Largest GCG file read, in bytes (1 MiB; a game record has a few kilobytes)."""
 MAX_LINES = 20_000

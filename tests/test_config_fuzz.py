@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import math
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,22 +20,43 @@ import faultlog
 import pytest
 import tomli_w
 
-from scoreboard.config import KEYS, ConfigError, ConfigRangeError, ConfigTypeError, load_config, toml_value
+from scoreboard.config import (
+    KEYS,
+    ConfigChoiceError,
+    ConfigError,
+    ConfigRangeError,
+    ConfigTypeError,
+    load_config,
+    toml_value,
+)
 from scoreboard.config.checks import AutoOr, Check, Numbers, OneOf, Whole
 from scoreboard.config.sections import allowed
 
 SEED = 12
 
 
-def _bounds(check: Check) -> tuple[int, int, tuple[int, ...]] | None:
-    """(low, high, also) of a numeric check, None for keys that are not numbers."""
+@dataclass(frozen=True)
+class Bounds:
+    """What a numeric key allows: ``low`` to ``high`` and ``also`` (Whole), or ``choices`` only."""
+
+    low: int
+    high: int
+    also: tuple[int, ...] = ()
+    choices: tuple[int, ...] | None = None
+
+    def allows(self, n: int) -> bool:
+        return n in self.choices if self.choices is not None else self.low <= n <= self.high or n in self.also
+
+
+def _bounds(check: Check) -> Bounds | None:
+    """What a numeric check allows, None for keys that are not numbers."""
     if isinstance(check, AutoOr):
         check = check.number
     if isinstance(check, Whole):
-        return check.low, check.high, check.also
+        return Bounds(check.low, check.high, check.also)
     if isinstance(check, OneOf) and type(check.choices[0]) is int:
-        ints = [int(c) for c in check.choices]
-        return min(ints), max(ints), tuple(ints)
+        ints = tuple(int(c) for c in check.choices)
+        return Bounds(min(ints), max(ints), choices=ints)
     return None
 
 
@@ -44,8 +66,8 @@ LISTS = {k: allowed(a) for k, a in KEYS.items() if isinstance(allowed(a), Number
 
 def test_every_numeric_key_has_an_upper_bound() -> None:
     assert {k for k, a in KEYS.items() if type(a.default) is int} == NUMERIC.keys() - {"game.overtime"}
-    for low, high, _ in NUMERIC.values():
-        assert low <= high < 10**7
+    for b in NUMERIC.values():
+        assert b.low <= b.high < 10**7
 
 
 def _value(rng: random.Random, low: int, high: int) -> Any:
@@ -74,14 +96,16 @@ def _value(rng: random.Random, low: int, high: int) -> Any:
     return rng.randint(low - 10, high + 10)
 
 
-def _check_outcome(key: str, value: Any, bounds: tuple[int, int, tuple[int, ...]], run: Any) -> str:
+def _check_outcome(key: str, value: Any, bounds: Bounds, run: Any) -> str:
     """Load with ``run`` and check the outcome; returns "accepted" or the error's class name."""
-    low, high, also = bounds
     try:
         config = run()
-    except ConfigRangeError as e:
-        assert (e.key, e.value, e.low, e.high) == (key, value, low, high)
-        assert not low <= value <= high and value not in also
+    except (ConfigRangeError, ConfigChoiceError) as e:
+        assert e.key == key and e.value == value and not bounds.allows(value)
+        if isinstance(e, ConfigRangeError):
+            assert (e.low, e.high) == (bounds.low, bounds.high)
+        else:
+            assert e.choices == bounds.choices
         assert f"{key}: {toml_value(value)} is not allowed; use {allowed(KEYS[key]).allowed}" in str(e)
         return type(e).__name__
     except ConfigTypeError as e:
@@ -97,7 +121,7 @@ def _check_outcome(key: str, value: Any, bounds: tuple[int, int, tuple[int, ...]
     if got == "auto":
         assert value == "auto"
     else:
-        assert type(got) is int and got == value and (low <= got <= high or got in also)
+        assert type(got) is int and got == value and bounds.allows(got)
     return "accepted"
 
 
@@ -107,15 +131,15 @@ def _fuzz(count: int, seed: int, tmp_path: Path) -> dict[str, int]:
     for n in range(count):
         key = rng.choice(sorted(NUMERIC))
         bounds = NUMERIC[key]
-        value = _value(rng, bounds[0], bounds[1])
+        value = _value(rng, bounds.low, bounds.high)
         if n % 2:
             section, name = key.split(".")
             file = tmp_path / "fuzz.toml"
             file.write_text(tomli_w.dumps({section: {name: value}}), encoding="utf-8")
-            outcome = _check_outcome(key, value, bounds, lambda: load_config(file))
+            outcome = _check_outcome(key, value, bounds, lambda file=file: load_config(file))
         else:
             overrides = [f"{key}={toml_value(value)}"]
-            outcome = _check_outcome(key, value, bounds, lambda: load_config(overrides=overrides))
+            outcome = _check_outcome(key, value, bounds, lambda overrides=overrides: load_config(overrides=overrides))
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
     return outcomes
 

@@ -19,8 +19,22 @@ overrides apply on top of the file), :func:`config_to_dict` and :func:`default_t
 the file, the overrides, the state directory and the generated file.
 """
 
-from .checks import SET_SOURCE, Check, ConfigError, ConfigRangeError, ConfigTypeError, toml_value
-from .loading import config_to_dict, default_config_path, default_toml, load_config, state_dir
+from .checks import (
+    SET_SOURCE,
+    Check,
+    ConfigChoiceError,
+    ConfigError,
+    ConfigRangeError,
+    ConfigTypeError,
+    toml_value,
+)
+from .loading import (
+    config_to_dict,
+    default_config_path,
+    default_toml,
+    load_config,
+    state_dir,
+)
 from .sections import (
     KEYS,
     RESERVED_PINS,
@@ -40,8 +54,9 @@ from .sections import (
 )
 
 __all__ = [
-    "KEYS", "RESERVED_PINS", "SECTIONS", "SET_SOURCE", "BoardConfig", "ButtonsConfig", "Check", "Config",
-    "ConfigError", "ConfigRangeError", "ConfigTypeError", "DisplayConfig", "GameConfig", "LexiconConfig",
-    "PathsConfig", "UiConfig", "check_board", "check_buttons", "check_display", "config_to_dict", "default_config_path", "default_toml", "key",
-    "load_config", "state_dir", "toml_value",
+    "KEYS", "RESERVED_PINS", "SECTIONS", "SET_SOURCE", "BoardConfig", "ButtonsConfig", "Check",
+    "Config", "ConfigChoiceError", "ConfigError", "ConfigRangeError", "ConfigTypeError",
+    "DisplayConfig", "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "check_board",
+    "check_buttons", "check_display", "config_to_dict", "default_config_path", "default_toml",
+    "key", "load_config", "state_dir", "toml_value",
 ]

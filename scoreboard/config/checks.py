@@ -19,7 +19,7 @@ import tomli_w
 from engine.errors import ScoreboardError
 
 __all__ = [
-    "SET_SOURCE", "AutoOr", "Check", "ConfigError", "ConfigRangeError", "ConfigTypeError", "DirPath",
+    "SET_SOURCE", "AutoOr", "Check", "ConfigChoiceError", "ConfigError", "ConfigRangeError", "ConfigTypeError", "DirPath",
     "Names", "Numbers", "OneOf", "Text", "Whole", "closest", "show", "toml_value", "value_kind",
 ]
 
@@ -62,6 +62,14 @@ class ConfigTypeError(ConfigError):
     def __init__(self, message: str, *, value: object, expects: str) -> None:
         super().__init__(message)
         self.value, self.expects = value, expects
+
+
+class ConfigChoiceError(ConfigError):
+    """A value that is none of its key's ``choices``; ``value`` is it."""
+
+    def __init__(self, message: str, *, value: object, choices: tuple[str | int, ...]) -> None:
+        super().__init__(message)
+        self.value, self.choices = value, choices
 
 
 class ConfigRangeError(ConfigError):
@@ -167,7 +175,10 @@ class OneOf(Check):
             guess = (
                 closest(value, [str(c) for c in self.choices]) if isinstance(value, str) else None
             )
-            raise self.not_allowed(value, f" (did you mean {toml_value(guess)}?)" if guess else "")
+            hint = f" (did you mean {toml_value(guess)}?)" if guess else ""
+            raise ConfigChoiceError(
+                f"{show(value)} is not allowed{hint}; use {self.allowed}", value=value, choices=self.choices
+            )
         return value
 
 

@@ -20,7 +20,15 @@ import attrs
 import tomli_w
 
 from .checks import SET_SOURCE, ConfigError, closest, show, value_kind
-from .sections import KEYS, SECTIONS, Config, allowed, check_board, check_buttons, check_display
+from .sections import (
+    KEYS,
+    SECTIONS,
+    Config,
+    allowed,
+    check_board,
+    check_buttons,
+    check_display,
+)
 
 __all__ = ["config_to_dict", "default_config_path", "default_toml", "load_config", "state_dir"]
 

@@ -20,7 +20,17 @@ import attrs
 from engine.errors import UnknownProfileError, VariantError
 from engine.rules import MoveLimitAction, RuleProfile, get_profile, profile_names
 
-from .checks import AutoOr, Check, ConfigError, DirPath, Names, Numbers, OneOf, Text, Whole
+from .checks import (
+    AutoOr,
+    Check,
+    ConfigError,
+    DirPath,
+    Names,
+    Numbers,
+    OneOf,
+    Text,
+    Whole,
+)
 
 __all__ = [
     "KEYS", "RESERVED_PINS", "SECTIONS", "BoardConfig", "ButtonsConfig", "Config", "DisplayConfig",
