@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from scoreboard.sim.board import SimulatedBoard
-from scoreboard.sim.commands import CommandError
+from scoreboard.sim.commands import CommandError, Geometry
 from scoreboard.sim.control import ControlPathError, ControlServer
 from scoreboard.sim.pty import LinkPathError
 from scoreboard.sim.script import Step, parse_script
@@ -35,9 +35,12 @@ def cmd_simulate_board(args: argparse.Namespace) -> int:
     steps: list[Step] = []
     if args.script:
         try:
-            steps = parse_script(Path(args.script).read_text(encoding="utf-8"))
+            steps = parse_script(Path(args.script).read_text(encoding="utf-8"), Geometry.of(args.racks, args.slots))
         except OSError as e:
             print(f"scoreboard: cannot read {args.script}: {e.strerror}", file=sys.stderr)
+            return 2
+        except UnicodeDecodeError as e:
+            print(f"scoreboard: {args.script} is not UTF-8: {e}", file=sys.stderr)
             return 2
         except CommandError as e:
             print(f"scoreboard: {args.script}: {e}", file=sys.stderr)
