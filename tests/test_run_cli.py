@@ -41,6 +41,22 @@ def test_a_bad_script_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "line 2" in err and "press 9 done" in err
 
 
+def test_a_script_is_checked_whole_against_the_table_before_anything_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "s.txt"
+    script.write_bytes(b"place H8 E.0\npress 1 done\nplace H8 Q.5\npress 3 done\nbad \xff\nafter 1e308 tick\n")
+    state = tmp_path / "state"
+    code = main(["run", "--simulate", "--virtual-clock", "--script", str(script), "--set", f"paths.state_dir={state}"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"{script}: the script is refused, 4 bad lines" in err and "Traceback" not in err
+    for named in ["line 3: 'place H8 Q.5'", "line 4: 'press 3 done'", "line 5: ", "line 6: 'after 1e308 tick'"]:
+        assert named in err
+    assert not (state / "simulate").exists()  # no simulated device, no game: nothing was started
+    with Journal.open(state) as journal:
+        assert journal.latest() is None
+
+
 def test_the_service_says_ready_and_stops_cleanly_on_sigterm() -> None:
     with tempfile.TemporaryDirectory(prefix="run-") as tmp:
         folder = Path(tmp)
