@@ -465,6 +465,9 @@ def test_lockstep_needs_control_and_a_file_at_the_control_path_is_kept(where: Pa
                           timeout=PATIENCE)
     assert done.returncode == 2 and "not a socket" in done.stderr
     assert taken.read_text() == "mine" and not os.path.lexists(where / "ttyBOARD")
+    done = subprocess.run([*base, "--parent-pipe", "99"], capture_output=True, text=True, cwd=ROOT, check=False,
+                          timeout=PATIENCE)
+    assert done.returncode == 2 and "no parent pipe at file descriptor 99" in done.stderr
 
 
 def test_connect_names_the_path_when_nobody_listens(where: Path) -> None:
