@@ -59,6 +59,7 @@ from scoreboard.sim.commands import (
     location,
     parse_uid,
     seconds,
+    shown,
     words_of,
 )
 from scoreboard.sim.tags import tile_uid
@@ -213,8 +214,8 @@ def press_target(args: tuple[str, ...]) -> tuple[int | None, Role, float]:
     else:
         if len(args) < 2 or args[1] not in ("done", "challenge"):
             raise CommandError(Problem.WORD, "press SEAT done|challenge [long], or press menu [long]")
-        if not (args[0].isascii() and args[0].isdigit()) or not 1 <= int(args[0]) <= 4:
-            raise CommandError(Problem.NUMBER, f"a seat from 1 to 4, not {args[0]!r}")
+        if not _is_number(args[0]) or not 1 <= int(args[0]) <= 4:
+            raise CommandError(Problem.NUMBER, f"a seat from 1 to 4, not {shown(args[0])!r}")
         seat, role, rest = int(args[0]), _ROLES[args[1]], args[2:]
     if not rest:
         return seat, role, SHORT_S
@@ -223,7 +224,8 @@ def press_target(args: tuple[str, ...]) -> tuple[int | None, Role, float]:
     if len(rest) == 1:
         held = finite(rest[0])
         if not 0 < held <= MAX_HOLD_S:
-            raise CommandError(Problem.NUMBER, f"a hold of more than 0 s and at most {MAX_HOLD_S:g} s, not {rest[0]!r}")
+            reason = f"a hold of more than 0 s and at most {MAX_HOLD_S:g} s, not {shown(rest[0])!r}"
+            raise CommandError(Problem.NUMBER, reason)
         return seat, role, held
     raise CommandError(Problem.ARITY, f"unexpected {' '.join(rest)!r}")
 
@@ -237,13 +239,14 @@ def resolve_tile(text: str, tile_set: str) -> bytes:
         if letter not in ts.counts or not _is_number(copy) or int(copy) >= ts.counts[letter]:
             n = ts.counts.get(letter, 0)
             has = f"it has {letter}.0 to {letter}.{n - 1}" if n else f"it has no {letter!r}"
-            raise CommandError(Problem.UID, f"no tile {text!r} in the {ts.name} set: {has}")
+            raise CommandError(Problem.UID, f"no tile {shown(text)!r} in the {ts.name} set: {has}")
         return tile_uid(letter, int(copy), ts.name)
     return parse_uid(text)
 
 
 def _is_number(text: str) -> bool:
-    return text.isascii() and text.isdigit()
+    """Digits, few enough for ``int`` (a tile's copy, a seat)."""
+    return text.isascii() and text.isdigit() and len(text) <= 9
 
 
 def _board(words: list[str]) -> Command | PlaceTile:
@@ -252,7 +255,7 @@ def _board(words: list[str]) -> Command | PlaceTile:
         loc = location(words[1])
         letter, _, copy = words[2].rpartition(".")
         if not letter or not _is_number(copy):
-            raise CommandError(Problem.UID, f"not a tile (LETTER.COPY) or a hex UID: {words[2]!r}")
+            raise CommandError(Problem.UID, f"not a tile (LETTER.COPY) or a hex UID: {shown(words[2])!r}")
         return PlaceTile(loc, letter.upper(), int(copy))
     return command_from_words(words)
 
@@ -332,13 +335,15 @@ def _numbered(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _decoded(data: bytes, errors: list[TableScriptError]) -> Iterator[tuple[int, str]]:
-    """The lines of ``data`` decoded; a line that is not UTF-8 goes to ``errors`` instead."""
-    for number, raw in enumerate(data.removesuffix(b"\n").split(b"\n"), 1):
+    """The lines of ``data`` decoded (a byte order mark before them dropped); a line that is
+    not UTF-8 goes to ``errors`` instead."""
+    for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n").split(b"\n"), 1):
         try:
             yield number, raw.decode("utf-8").removesuffix("\r")
         except UnicodeDecodeError as e:
             text = raw.decode("utf-8", "replace").strip()
-            errors.append(TableScriptError(Problem.ENCODING, f"not UTF-8 (byte {e.start + 1} of the line)", text, number))
+            reason = f"not UTF-8 (byte {e.start + 1} of the line)"
+            errors.append(TableScriptError(Problem.ENCODING, reason, text, number))
 
 
 def _line(number: int, raw: str) -> Line | None:
@@ -369,7 +374,7 @@ def _line(number: int, raw: str) -> Line | None:
         elif action in USAGE and action != "exit":
             step = _board(words)
         else:
-            raise CommandError(Problem.UNKNOWN, f"unknown command {action!r}")
+            raise CommandError(Problem.UNKNOWN, f"unknown command {shown(action)!r}")
     except CommandError as e:
         raise TableScriptError(e.problem, e.reason, raw.strip(), number) from None
     return Line(number, action, args, wait, at, raw.strip(), step)

@@ -169,6 +169,7 @@ def test_bytes_that_are_not_utf8_are_named_by_their_line_and_the_rest_is_checked
                      (3, Problem.NUMBER, "a seat from 1 to 4, not '9'"),
                      (4, Problem.ENCODING, "not UTF-8 (byte 1 of the line)")]
     assert [line.text for line in check(b"press 1 done\r\n# caf\xc3\xa9\r\n", TWO)] == ["press 1 done"]
+    assert [line.text for line in check("\ufeffpress 1 done\n".encode(), TWO)] == ["press 1 done"]  # a BOM
 
 
 def test_lines_are_counted_at_newlines_only_as_an_editor_counts_them() -> None:
@@ -196,3 +197,14 @@ def test_a_refusal_lists_twenty_bad_lines_and_counts_the_others() -> None:
     message = str(err.value)
     assert "25 bad lines" in message and "line 20: " in message and "line 21: " not in message
     assert message.endswith("... and 5 more")
+
+
+def test_numbers_too_long_for_int_are_refused_and_long_lines_shortened_in_the_message() -> None:
+    huge = "9" * 5000  # int() refuses more than 4300 digits with a ValueError of its own
+    found = refusal(f"press {huge} done\nplace H8 E.{huge}\ngarbage {huge}\nhold 1 done {huge}\n")
+    assert [(n, p) for n, p, _ in found] == [(1, Problem.NUMBER), (2, Problem.UID), (3, Problem.NUMBER),
+                                             (4, Problem.NUMBER)]
+    assert found[2][2] == "a number of 5000 characters: too large"
+    with pytest.raises(ScriptRefused) as err:
+        check(f"press {huge} done\n", TWO)
+    assert len(str(err.value)) < 400 and "(5011 characters)" in str(err.value)

@@ -54,7 +54,7 @@ __all__ = [
     "Command", "CommandError", "Corrupt", "Drop", "Duplicate", "Exit", "Fault", "Flicker", "Garbage",
     "Geometry", "Junk", "Location", "Move", "Place", "Problem", "Reboot", "Recover", "Remove", "Reorder", "Slide",
     "USAGE", "Unplug", "chance", "check_arity", "command_from_words", "count", "finite", "location",
-    "number_text", "parse_command", "parse_uid", "seconds", "words_of",
+    "number_text", "parse_command", "parse_uid", "seconds", "shown", "words_of",
 ]
 
 Location = NewType("Location", str)
@@ -107,7 +107,7 @@ class CommandError(ScoreboardError, ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = f"{self.text!r}: " if self.text is not None else ""
+        where = f"{shown(self.text)!r}: " if self.text is not None else ""
         if self.number is not None:
             where = f"line {self.number}: {where}"
         return where + self.reason
@@ -115,6 +115,11 @@ class CommandError(ScoreboardError, ValueError):
     def on(self, text: str, number: int | None = None) -> CommandError:
         """The same error, naming the line ``text`` (number ``number``)."""
         return type(self)(self.problem, self.reason, text, number)
+
+
+def shown(text: str, most: int = 100) -> str:
+    """``text``, or its start and its length when longer than ``most`` characters."""
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
 
 
 # --- the commands --------------------------------------------------------------------------
@@ -344,7 +349,8 @@ def location(text: str) -> Location:
     try:
         return Location(str(F.loc_name(F.parse_loc(text))))
     except F.FrameError as e:
-        raise CommandError(Problem.LOCATION, str(e)) from None
+        reason = str(e) if len(text) <= 100 else f"not a location: {shown(text)!r}"
+        raise CommandError(Problem.LOCATION, reason) from None
 
 
 def parse_uid(text: str) -> bytes:
@@ -352,9 +358,9 @@ def parse_uid(text: str) -> bytes:
     try:
         uid = bytes.fromhex(text)
     except ValueError:
-        raise CommandError(Problem.UID, f"not a hex UID: {text!r}") from None
+        raise CommandError(Problem.UID, f"not a hex UID: {shown(text)!r}") from None
     if len(uid) not in (4, 7, 10):
-        raise CommandError(Problem.UID, f"a UID has 4, 7 or 10 bytes, {text!r} has {len(uid)}")
+        raise CommandError(Problem.UID, f"a UID has 4, 7 or 10 bytes, {shown(text)!r} has {len(uid)}")
     return uid
 
 
@@ -363,9 +369,9 @@ def finite(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise CommandError(Problem.NUMBER, f"not a number: {text!r}") from None
+        raise CommandError(Problem.NUMBER, f"not a number: {shown(text)!r}") from None
     if not math.isfinite(value):
-        raise CommandError(Problem.NUMBER, f"a finite number, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a finite number, not {shown(text)!r}")
     return value
 
 
@@ -373,9 +379,9 @@ def seconds(text: str, most: float | None = None) -> float:
     """A time in seconds, 0 or more (and ``most`` at the most)."""
     value = finite(text)
     if value < 0:
-        raise CommandError(Problem.NUMBER, f"a time of 0 or more, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a time of 0 or more, not {shown(text)!r}")
     if most is not None and value > most:
-        raise CommandError(Problem.NUMBER, f"a time of at most {most:g} s, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a time of at most {most:g} s, not {shown(text)!r}")
     return value
 
 
@@ -383,7 +389,7 @@ def chance(text: str) -> float:
     """A probability from 0 to 1."""
     value = finite(text)
     if not 0 <= value <= 1:
-        raise CommandError(Problem.NUMBER, f"a probability from 0 to 1, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a probability from 0 to 1, not {shown(text)!r}")
     return value
 
 
@@ -391,9 +397,9 @@ def count(text: str, most: int | None = None) -> int:
     """A whole number, 0 or more (and ``most`` at the most)."""
     value = _whole(text)
     if value < 0:
-        raise CommandError(Problem.NUMBER, f"a count of 0 or more, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a count of 0 or more, not {shown(text)!r}")
     if most is not None and value > most:
-        raise CommandError(Problem.NUMBER, f"a count of at most {most}, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a count of at most {most}, not {shown(text)!r}")
     return value
 
 
@@ -401,12 +407,14 @@ def _whole(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise CommandError(Problem.NUMBER, f"not a whole number: {text!r}") from None
+        if text.lstrip("+-").isdigit():  # more digits than int() takes
+            raise CommandError(Problem.NUMBER, f"a number of {len(text)} characters: too large") from None
+        raise CommandError(Problem.NUMBER, f"not a whole number: {shown(text)!r}") from None
 
 
 def _word(text: str, *choices: str, usage: str) -> str:
     if text.lower() not in choices:
-        raise CommandError(Problem.WORD, f"{usage}, not {text!r}")
+        raise CommandError(Problem.WORD, f"{usage}, not {shown(text)!r}")
     return text.lower()
 
 
@@ -485,7 +493,7 @@ def command_from_words(words: Sequence[str]) -> Command:
         raise CommandError(Problem.EMPTY, "no command")
     name, args = words[0].lower(), words[1:]
     if name not in _SYNTAX:
-        raise CommandError(Problem.UNKNOWN, f"unknown command {name!r} (known: {', '.join(sorted(_SYNTAX))})")
+        raise CommandError(Problem.UNKNOWN, f"unknown command {shown(name)!r} (known: {', '.join(sorted(_SYNTAX))})")
     check_arity(name, args, *_ARITY[name])
     return _SYNTAX[name][1](args)
 

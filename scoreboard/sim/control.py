@@ -63,7 +63,8 @@ from pathlib import Path
 from engine.errors import ScoreboardError
 from scoreboard.sim.board import SimulatedBoard
 from scoreboard.sim.commands import (
-    USAGE, Command, CommandError, Geometry, Problem, check_arity, command_from_words, number_text, seconds, words_of,
+    USAGE, Command, CommandError, Geometry, Problem, check_arity, command_from_words, number_text, seconds, shown,
+    words_of,
 )
 
 __all__ = [
@@ -132,7 +133,7 @@ def parse_request(line: str, geometry: Geometry | None = None) -> Request:
             raise CommandError(Problem.MISPLACED, f"no {name!r} here: an action applies at once (then 'advance')")
         if name not in USAGE:
             known = ", ".join(sorted([*USAGE, *_OWN]))
-            raise CommandError(Problem.UNKNOWN, f"unknown request {name!r} (known: {known})")
+            raise CommandError(Problem.UNKNOWN, f"unknown request {shown(name)!r} (known: {known})")
         command = command_from_words(words)
         if geometry is not None:
             geometry.check(command)
