@@ -35,7 +35,7 @@ from scoreboard.table_script import (
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ScriptTable(inputfuzz.TILE_SET, inputfuzz.SEATS, Geometry.of(inputfuzz.SEATS, 7))  # run's defaults
-ANSWER_S = 15.0  # real seconds for any answer of the simulator (advance 10 s takes about 1 s here)
+ANSWER_S = 30.0  # real seconds for any answer (advance 10 s takes 1-4 s here; generous for a loaded machine)
 SERVICE_S = 120.0  # real seconds for a short script through the service
 
 
@@ -147,7 +147,7 @@ def run_through_service(cases: list[tuple[bytes, list[Line] | ScriptRefused]], p
 
 
 def test_a_few_mutated_scripts_through_the_service_play_or_are_refused_never_a_traceback() -> None:
-    run_through_service(service_cases(seed=7, each=3), parallel=3)
+    run_through_service(service_cases(seed=7, each=2), parallel=4)
 
 
 @pytest.mark.soak

@@ -124,9 +124,9 @@ def test_a_killed_service_takes_its_simulator_with_it() -> None:
             assert control.is_socket()
             proc.kill()
             proc.wait(timeout=30)
-            deadline = time.monotonic() + 5.0
+            deadline = time.monotonic() + 10.0  # it takes milliseconds; a loaded machine may be slow
             while not _gone(simulator):
-                assert time.monotonic() < deadline, "the simulator outlived the service by 5 s"
+                assert time.monotonic() < deadline, "the simulator outlived the service by 10 s"
                 time.sleep(0.05)
         finally:
             if proc.poll() is None:
