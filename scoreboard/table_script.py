@@ -329,14 +329,15 @@ def load(path: Path, table: ScriptTable) -> list[Line]:
 
 
 def _numbered(text: str) -> Iterator[tuple[int, str]]:
-    """The lines of ``text`` with their numbers, split at newlines only (as an editor counts)."""
-    for number, raw in enumerate(text.removesuffix("\n").split("\n"), 1):
+    """The lines of ``text`` with their numbers, split at newlines only (as an editor counts;
+    a byte order mark before them dropped)."""
+    for number, raw in enumerate(text.removeprefix("\ufeff").removesuffix("\n").split("\n"), 1):
         yield number, raw.removesuffix("\r")
 
 
 def _decoded(data: bytes, errors: list[TableScriptError]) -> Iterator[tuple[int, str]]:
-    """The lines of ``data`` decoded (a byte order mark before them dropped); a line that is
-    not UTF-8 goes to ``errors`` instead."""
+    """The lines of ``data`` decoded (as :func:`_numbered` gives them); a line that is not
+    UTF-8 goes to ``errors`` instead."""
     for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n").split(b"\n"), 1):
         try:
             yield number, raw.decode("utf-8").removesuffix("\r")

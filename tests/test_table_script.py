@@ -170,6 +170,7 @@ def test_bytes_that_are_not_utf8_are_named_by_their_line_and_the_rest_is_checked
                      (4, Problem.ENCODING, "not UTF-8 (byte 1 of the line)")]
     assert [line.text for line in check(b"press 1 done\r\n# caf\xc3\xa9\r\n", TWO)] == ["press 1 done"]
     assert [line.text for line in check("\ufeffpress 1 done\n".encode(), TWO)] == ["press 1 done"]  # a BOM
+    assert [line.text for line in parse("\ufeffpress 1 done\n")] == ["press 1 done"]
 
 
 def test_lines_are_counted_at_newlines_only_as_an_editor_counts_them() -> None:
