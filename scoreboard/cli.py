@@ -202,6 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--racks", type=int, default=4, choices=range(1, 5), help="racks (default 4)")
     p.add_argument("--slots", type=int, default=7, choices=range(1, 10), help="slots per rack (default 7)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated faults")
+    p.add_argument("--parent-pipe", type=int, metavar="FD",
+                   help="stop when this pipe's other end closes (the process that started it is gone)")
     p.set_defaults(func=Handler("scoreboard.sim.cli:cmd_simulate_board"))
 
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")

@@ -5,10 +5,11 @@ tile registry in one place, and :class:`Hardware` closes them again (also as a c
 manager). Real devices: the board controller on its serial port (``board.link``, else the
 first ``/dev/serial/by-id`` match), the buttons on the Pi's GPIO, the OLED(s) on I2C, the
 tiles enrolled in the state directory. Simulated (:class:`Simulation`): the simulated board
-as its own process on a pty (or a running one at ``link``), mock GPIO pins, an emulated
-display writing PNG frames, ``screens.txt`` and, on closing, ``screens.gif`` into ``out``,
-and the simulated tile set's tags; with ``virtual_clock`` the board runs in lockstep with a
-clock that moves only when told.
+as its own process on a pty (or a running one at ``link``; one started here stops when this
+process ends, however it ends: it watches a pipe whose other end only this process holds),
+mock GPIO pins, an emulated display writing PNG frames, ``screens.txt`` and, on closing,
+``screens.gif`` into ``out``, and the simulated tile set's tags; with ``virtual_clock`` the
+board runs in lockstep with a clock that moves only when told.
 
 Every event (board, buttons) goes to :attr:`Hardware.inbox`, the one queue.
 """
@@ -186,7 +187,16 @@ def _start_simulator(config: Config, lockstep: bool, cleanups: list[Callable[[],
     ]
     if lockstep:
         command.append("--lockstep")
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+    # the simulator stops when this pipe closes: with us, however we end (SIGKILL too)
+    watched, held = os.pipe()
+    try:
+        process = subprocess.Popen([*command, "--parent-pipe", str(watched)], stdin=subprocess.DEVNULL,
+                                   pass_fds=(watched,))
+    except BaseException:
+        os.close(held)
+        raise
+    finally:
+        os.close(watched)
 
     def stop() -> None:
         process.terminate()
@@ -194,6 +204,7 @@ def _start_simulator(config: Config, lockstep: bool, cleanups: list[Callable[[],
             process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             process.kill()
+        os.close(held)
 
     cleanups.append(stop)
     return link

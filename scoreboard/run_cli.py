@@ -36,7 +36,7 @@ from scoreboard.runner import Runner
 from scoreboard.screens import ErrorKind, ErrorScreen, render
 from scoreboard.scripted import ScriptedJournal, ScriptPlayer, resume_point
 from scoreboard.service import GameJournal, Service
-from scoreboard.table_script import Line, parse
+from scoreboard.table_script import Line, ScriptTable, load
 
 __all__ = ["build_table", "cmd_run", "run"]
 
@@ -146,7 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             config = load_config(args.config, args.set)
             state = state_dir(config)
-            script = parse(Path(args.script).read_text(encoding="utf-8")) if args.script else None
+            script = load(Path(args.script), ScriptTable.of(config)) if args.script else None  # all, before the game
             simulation = None
             if args.simulate:
                 out = Path(args.out) if args.out else state / "simulate"

@@ -21,19 +21,35 @@ fault, recover), parsed into typed commands here (:attr:`Line.board`; a ``place`
 ``LETTER.COPY`` tile is resolved once the tile set is known, :meth:`Line.board_command`)
 and sent to the simulated board's control socket; they are idempotent where a restarted
 service may repeat them (a tag is placed where it already lies: nothing happens).
+
+The whole script is checked before the game starts (:func:`check`, :func:`load`), against
+the table (:class:`ScriptTable`: the configured tile set, seats and racks) and the bounds,
+so that no line fails or hangs mid-game: a press or hold at most :data:`MAX_HOLD_S` (a
+minute, past any stuck-button time), ``at``/``after`` and the whole script at most
+:data:`~scoreboard.sim.commands.MAX_SCRIPT_S` (6 hours of table time), at most
+:data:`MAX_LINES` lines and :data:`MAX_BYTES` bytes, UTF-8; the board commands' own bounds
+are those of :mod:`scoreboard.sim.commands`. A refused script names every bad line
+(:class:`ScriptRefused`). Hex UIDs the tile set does not know are allowed: the service
+reports them as unknown tiles, as it would at a real table.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
+from pathlib import Path
+from typing import Final, TypeAlias
 
-from drivers.buttons.logic import Role
+from drivers.buttons.logic import ButtonId, Role
+from engine.errors import ScoreboardError
 from engine.tiles import get_tile_set
+from scoreboard.config import Config
 from scoreboard.sim.commands import (
+    MAX_SCRIPT_S,
     USAGE,
     Command,
     CommandError,
+    Geometry,
     Location,
     Place,
     Problem,
@@ -43,18 +59,78 @@ from scoreboard.sim.commands import (
     location,
     parse_uid,
     seconds,
+    shown,
     words_of,
 )
 from scoreboard.sim.tags import tile_uid
 
-__all__ = ["End", "Line", "PlaceTile", "Press", "Step", "TableScriptError", "Wait", "parse", "press_target", "resolve_tile"]
+__all__ = [
+    "MAX_BYTES", "MAX_HOLD_S", "MAX_LINES", "End", "Line", "PlaceTile", "Press", "ScriptRefused", "ScriptTable",
+    "Step", "TableScriptError", "Wait", "check", "load", "parse", "press_target", "resolve_tile",
+]
 
 LONG_S = 2.1
 SHORT_S = 0.15
+MAX_HOLD_S: Final = 60.0
+"""A press or hold: at most a minute (a stuck button is reported after 10 s by default)."""
+MAX_LINES: Final = 100_000
+"""Lines in a table script (a long game takes a few thousand)."""
+MAX_BYTES: Final = 4 << 20
+"""Bytes in a table script file (4 MiB; more is not read)."""
+MAX_SHOWN: Final = 20
+"""Bad lines a refusal's message lists (:attr:`ScriptRefused.errors` has them all)."""
 
 
 class TableScriptError(CommandError):
-    """A script line that cannot be understood (quoted with its number; the problem as data)."""
+    """A script line that cannot be understood or played at this table (quoted with its
+    number; the problem as data)."""
+
+
+class ScriptRefused(ScoreboardError, ValueError):
+    """A table script refused before the game: every bad line (:attr:`errors`, in line order)."""
+
+    def __init__(self, errors: Sequence[TableScriptError], source: str | None = None) -> None:
+        self.errors = tuple(errors)
+        self.source = source
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        count = len(self.errors)
+        head = f"{self.source}: " if self.source else ""
+        shown = [str(e) for e in self.errors[:MAX_SHOWN]]
+        if count > MAX_SHOWN:
+            shown.append(f"... and {count - MAX_SHOWN} more")
+        return f"{head}the script is refused, {count} bad line{'s' * (count != 1)}:\n  " + "\n  ".join(shown)
+
+
+@dataclass(frozen=True)
+class ScriptTable:
+    """What a script is checked against: the tile set's name, the seats (each with its Done
+    and Challenge, and the one Menu) and the simulated board's shape (a rack a seat)."""
+
+    tile_set: str
+    seats: int
+    geometry: Geometry
+
+    @classmethod
+    def of(cls, config: Config) -> ScriptTable:
+        """The table ``config`` sets up (its rules profile, its players)."""
+        profile = config.rule_profile()
+        seats = len(config.game.players)
+        return cls(profile.tile_set.name, seats, Geometry.of(seats, profile.rack_size))
+
+    def check(self, step: Step) -> None:
+        """Raise :class:`CommandError` (``TABLE``) when ``step`` needs what this table lacks."""
+        match step:
+            case Press(seat=seat) if seat is not None and seat > self.seats:
+                button = ButtonId(seat, step.role).name()
+                raise CommandError(Problem.TABLE, f"no {button} at this table of {self.seats} seats")
+            case PlaceTile():
+                self.geometry.check(step.resolve(self.tile_set))
+            case Press() | Wait() | End():
+                pass
+            case _:
+                self.geometry.check(step)
 
 
 @dataclass(frozen=True)
@@ -138,8 +214,8 @@ def press_target(args: tuple[str, ...]) -> tuple[int | None, Role, float]:
     else:
         if len(args) < 2 or args[1] not in ("done", "challenge"):
             raise CommandError(Problem.WORD, "press SEAT done|challenge [long], or press menu [long]")
-        if not (args[0].isascii() and args[0].isdigit()) or not 1 <= int(args[0]) <= 4:
-            raise CommandError(Problem.NUMBER, f"a seat from 1 to 4, not {args[0]!r}")
+        if not _is_number(args[0]) or not 1 <= int(args[0]) <= 4:
+            raise CommandError(Problem.NUMBER, f"a seat from 1 to 4, not {shown(args[0])!r}")
         seat, role, rest = int(args[0]), _ROLES[args[1]], args[2:]
     if not rest:
         return seat, role, SHORT_S
@@ -147,8 +223,9 @@ def press_target(args: tuple[str, ...]) -> tuple[int | None, Role, float]:
         return seat, role, LONG_S
     if len(rest) == 1:
         held = finite(rest[0])
-        if held <= 0:
-            raise CommandError(Problem.NUMBER, f"a hold of more than 0 s, not {rest[0]!r}")
+        if not 0 < held <= MAX_HOLD_S:
+            reason = f"a hold of more than 0 s and at most {MAX_HOLD_S:g} s, not {shown(rest[0])!r}"
+            raise CommandError(Problem.NUMBER, reason)
         return seat, role, held
     raise CommandError(Problem.ARITY, f"unexpected {' '.join(rest)!r}")
 
@@ -160,13 +237,16 @@ def resolve_tile(text: str, tile_set: str) -> bytes:
         ts = get_tile_set(tile_set)
         letter = letter.upper()
         if letter not in ts.counts or not _is_number(copy) or int(copy) >= ts.counts[letter]:
-            raise CommandError(Problem.UID, f"no tile {text!r} in the {ts.name} set")
+            n = ts.counts.get(letter, 0)
+            has = f"it has {letter}.0 to {letter}.{n - 1}" if n else f"it has no {letter!r}"
+            raise CommandError(Problem.UID, f"no tile {shown(text)!r} in the {ts.name} set: {has}")
         return tile_uid(letter, int(copy), ts.name)
     return parse_uid(text)
 
 
 def _is_number(text: str) -> bool:
-    return text.isascii() and text.isdigit()
+    """Digits, few enough for ``int`` (a tile's copy, a seat)."""
+    return text.isascii() and text.isdigit() and len(text) <= 9
 
 
 def _board(words: list[str]) -> Command | PlaceTile:
@@ -175,43 +255,127 @@ def _board(words: list[str]) -> Command | PlaceTile:
         loc = location(words[1])
         letter, _, copy = words[2].rpartition(".")
         if not letter or not _is_number(copy):
-            raise CommandError(Problem.UID, f"not a tile (LETTER.COPY) or a hex UID: {words[2]!r}")
+            raise CommandError(Problem.UID, f"not a tile (LETTER.COPY) or a hex UID: {shown(words[2])!r}")
         return PlaceTile(loc, letter.upper(), int(copy))
     return command_from_words(words)
 
 
 def parse(text: str) -> list[Line]:
-    """The lines of a table script (see the module doc); a bad one raises :class:`TableScriptError`."""
+    """The lines of a table script (see the module doc); the first bad one raises
+    :class:`TableScriptError` (:func:`check` finds them all, and what the table lacks)."""
     lines: list[Line] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        words = words_of(raw)
-        if not words:
-            continue
-        wait, at = 0.0, None
-        step: Step
-        try:
-            if words[0].lower() in ("at", "after"):
-                if len(words) < 3:
-                    raise CommandError(Problem.ARITY, f"{words[0]} SECONDS COMMAND ...")
-                t = seconds(words[1])
-                if words[0].lower() == "at":
-                    at = t
-                else:
-                    wait = t
-                words = words[2:]
-            action, args = words[0].lower(), tuple(words[1:])
-            if action in ("press", "hold"):
-                if action == "hold" and len(args) not in (2, 3):
-                    raise CommandError(Problem.ARITY, "hold SEAT done|challenge SECONDS, or hold menu SECONDS")
-                step = Press(*press_target(args))
-            elif action in ("tick", "end"):
-                check_arity(action, args, 0, 0)
-                step = Wait() if action == "tick" else End()
-            elif action in USAGE and action != "exit":
-                step = _board(words)
-            else:
-                raise CommandError(Problem.UNKNOWN, f"unknown command {action!r}")
-        except CommandError as e:
-            raise TableScriptError(e.problem, e.reason, raw.strip(), number) from None
-        lines.append(Line(number, action, args, wait, at, raw.strip(), step))
+    for number, raw in _numbered(text):
+        line = _line(number, raw)
+        if line is not None:
+            lines.append(line)
     return lines
+
+
+def check(text: str | bytes, table: ScriptTable, source: str | None = None) -> list[Line]:
+    """The lines of a table script, every one checked against ``table`` and the bounds.
+
+    :class:`ScriptRefused` (naming ``source``) lists every bad line: one not understood,
+    not at this table, not UTF-8 (``text`` as bytes), past the script's time or its length.
+    """
+    errors: list[TableScriptError] = []
+    lines: list[Line] = []
+    numbered = _decoded(text, errors) if isinstance(text, bytes) else _numbered(text)
+    end: float | None = 0.0  # when the line before ends (a press takes its time); None: no more time
+    for number, raw in numbered:
+        if number > MAX_LINES:
+            errors.append(TableScriptError(Problem.TOO_LONG, f"more than {MAX_LINES} lines", None, number))
+            break
+        try:
+            line = _line(number, raw)
+            if line is None:
+                continue
+            try:
+                table.check(line.step)
+            except CommandError as e:
+                raise TableScriptError(e.problem, e.reason, line.text, number) from None
+        except TableScriptError as e:
+            errors.append(e)
+            continue
+        lines.append(line)
+        if end is not None:
+            end = _ends(line, end)
+            if end is not None and end > MAX_SCRIPT_S:
+                reason = f"the script goes on past {MAX_SCRIPT_S:g} s of table time (to {end:g} s here)"
+                errors.append(TableScriptError(Problem.NUMBER, reason, line.text, number))
+                end = None
+    if errors:
+        raise ScriptRefused(sorted(errors, key=lambda e: e.number or 0), source)
+    return lines
+
+
+def _ends(line: Line, start: float) -> float | None:
+    """When ``line`` ends, the line before having ended at ``start`` (None: the script ends)."""
+    if isinstance(line.step, End):
+        return None
+    begin = max(start, line.at) if line.at is not None else start + line.wait
+    return begin + (line.step.seconds if isinstance(line.step, Press) else 0.0)
+
+
+def load(path: Path, table: ScriptTable) -> list[Line]:
+    """The checked lines of the script file ``path`` (:func:`check`); ``OSError`` when it
+    cannot be read, :class:`ScriptRefused` for a bad one (and one of more than :data:`MAX_BYTES`)."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        number = data.count(b"\n", 0, MAX_BYTES) + 1
+        reason = f"a script of more than {MAX_BYTES} bytes (the limit is reached on this line)"
+        raise ScriptRefused([TableScriptError(Problem.TOO_LONG, reason, None, number)], str(path))
+    return check(data, table, str(path))
+
+
+def _numbered(text: str) -> Iterator[tuple[int, str]]:
+    """The lines of ``text`` with their numbers, split at newlines only (as an editor counts;
+    a byte order mark before them dropped)."""
+    for number, raw in enumerate(text.removeprefix("\ufeff").removesuffix("\n").split("\n"), 1):
+        yield number, raw.removesuffix("\r")
+
+
+def _decoded(data: bytes, errors: list[TableScriptError]) -> Iterator[tuple[int, str]]:
+    """The lines of ``data`` decoded (as :func:`_numbered` gives them); a line that is not
+    UTF-8 goes to ``errors`` instead."""
+    for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").removesuffix(b"\n").split(b"\n"), 1):
+        try:
+            yield number, raw.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as e:
+            text = raw.decode("utf-8", "replace").strip()
+            reason = f"not UTF-8 (byte {e.start + 1} of the line)"
+            errors.append(TableScriptError(Problem.ENCODING, reason, text, number))
+
+
+def _line(number: int, raw: str) -> Line | None:
+    """The line ``raw`` (None for an empty one or a comment); :class:`TableScriptError` when bad."""
+    words = words_of(raw)
+    if not words:
+        return None
+    wait, at = 0.0, None
+    step: Step
+    try:
+        if words[0].lower() in ("at", "after"):
+            if len(words) < 3:
+                raise CommandError(Problem.ARITY, f"{words[0]} SECONDS COMMAND ...")
+            t = seconds(words[1], MAX_SCRIPT_S)
+            if words[0].lower() == "at":
+                at = t
+            else:
+                wait = t
+            words = words[2:]
+        action, args = words[0].lower(), tuple(words[1:])
+        if action in ("press", "hold"):
+            if action == "hold" and len(args) not in (2, 3):
+                raise CommandError(Problem.ARITY, "hold SEAT done|challenge SECONDS, or hold menu SECONDS")
+            step = Press(*press_target(args))
+        elif action in ("tick", "end"):
+            check_arity(action, args, 0, 0)
+            step = Wait() if action == "tick" else End()
+        elif action in USAGE and action != "exit":
+            step = _board(words)
+        else:
+            raise CommandError(Problem.UNKNOWN, f"unknown command {shown(action)!r}")
+    except CommandError as e:
+        raise TableScriptError(e.problem, e.reason, raw.strip(), number) from None
+    return Line(number, action, args, wait, at, raw.strip(), step)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -41,18 +42,40 @@ def test_a_bad_script_line_is_named(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "line 2" in err and "press 9 done" in err
 
 
+def test_a_script_is_checked_whole_against_the_table_before_anything_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "s.txt"
+    script.write_bytes(b"place H8 E.0\npress 1 done\nplace H8 Q.5\npress 3 done\nbad \xff\nafter 1e308 tick\n")
+    state = tmp_path / "state"
+    code = main(["run", "--simulate", "--virtual-clock", "--script", str(script), "--set", f"paths.state_dir={state}"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"{script}: the script is refused, 4 bad lines" in err and "Traceback" not in err
+    for named in ["line 3: 'place H8 Q.5'", "line 4: 'press 3 done'", "line 5: ", "line 6: 'after 1e308 tick'"]:
+        assert named in err
+    assert not (state / "simulate").exists()  # no simulated device, no game: nothing was started
+    with Journal.open(state) as journal:
+        assert journal.latest() is None
+
+
+def service(folder: Path, stderr: int = subprocess.PIPE) -> tuple[subprocess.Popen[bytes], socket.socket]:
+    """``run --simulate`` in real time, state and screens in ``folder``; its sd_notify socket."""
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(folder / "notify"))
+    notify.settimeout(60)
+    env = dict(os.environ, NOTIFY_SOCKET=str(folder / "notify"), SDL_VIDEODRIVER="dummy")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scoreboard.run_cli", "--simulate", "--out", str(folder / "out"),
+         "--set", f"paths.state_dir={folder / 'state'}"],
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+    )
+    return proc, notify
+
+
 def test_the_service_says_ready_and_stops_cleanly_on_sigterm() -> None:
     with tempfile.TemporaryDirectory(prefix="run-") as tmp:
         folder = Path(tmp)
-        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        notify.bind(str(folder / "notify"))
-        notify.settimeout(60)
-        env = dict(os.environ, NOTIFY_SOCKET=str(folder / "notify"), SDL_VIDEODRIVER="dummy")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "scoreboard.run_cli", "--simulate", "--out", str(folder / "out"),
-             "--set", f"paths.state_dir={folder / 'state'}"],
-            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
+        proc, notify = service(folder)
         try:
             message = notify.recv(4096).decode()
             assert "READY=1" in message
@@ -75,6 +98,44 @@ def test_the_service_says_ready_and_stops_cleanly_on_sigterm() -> None:
         with Journal.open(folder / "state") as journal:  # closed cleanly: nothing set aside
             assert journal.recovered_from is None
         assert list((folder / "out" / "screens").glob("*.png")), "the draw screen was shown"
+
+
+def _children(pid: int) -> list[int]:
+    return [int(c) for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie nobody reaps
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the simulator's pid in /proc")
+def test_a_killed_service_takes_its_simulator_with_it() -> None:
+    with tempfile.TemporaryDirectory(prefix="run-") as tmp:
+        proc, notify = service(Path(tmp), stderr=subprocess.DEVNULL)
+        simulator: int | None = None
+        try:
+            assert "READY=1" in notify.recv(4096).decode()
+            [simulator] = _children(proc.pid)
+            argv = Path(f"/proc/{simulator}/cmdline").read_bytes().decode().split("\0")
+            control = Path(argv[argv.index("--control") + 1])
+            assert control.is_socket()
+            proc.kill()
+            proc.wait(timeout=30)
+            deadline = time.monotonic() + 10.0  # it takes milliseconds; a loaded machine may be slow
+            while not _gone(simulator):
+                assert time.monotonic() < deadline, "the simulator outlived the service by 10 s"
+                time.sleep(0.05)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            if simulator is not None and not _gone(simulator):
+                os.kill(simulator, signal.SIGKILL)  # the test failed: leave nothing running
+            notify.close()
+        assert not control.exists()  # it stopped cleanly: its socket and link removed
+        shutil.rmtree(control.parent, ignore_errors=True)  # the folder the killed service could not remove
 
 
 def test_the_window_display_shows_frames(monkeypatch: pytest.MonkeyPatch) -> None:

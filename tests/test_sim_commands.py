@@ -3,11 +3,14 @@ and a bad line a :class:`CommandError` that holds the line, its number and the p
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scoreboard.sim.commands import (
-    USAGE, Command, CommandError, Corrupt, Drop, Duplicate, Exit, Fault, Flicker, Garbage, Junk, Move, Place,
-    Problem, Reboot, Recover, Remove, Reorder, Slide, Unplug, command_from_words, location, parse_command,
+    MAX_FRAMES, MAX_GARBAGE, MAX_SLIDE_S, MAX_UNPLUG_S, USAGE, Command, CommandError, Corrupt, Drop, Duplicate,
+    Exit, Fault, Flicker, Garbage, Geometry, Junk, Move, Place, Problem, Reboot, Recover, Remove, Reorder, Slide,
+    Unplug, command_from_words, location, parse_command,
 )
 
 H8, I8, R13 = location("H8"), location("I8"), location("R1.3")
@@ -97,6 +100,14 @@ def test_a_slide_without_a_time_overlaps_a_tenth_of_a_second() -> None:
     ("fault sensor 3", Problem.WORD, "fault reader N, not 'sensor'"),
     ("fault reader 3 broken", Problem.WORD, "fault reader N [dead|garbage], not 'broken'"),
     ("recover antenna 3", Problem.WORD, "recover reader N, not 'antenna'"),
+    # every number bounded: no command stops a simulator for good
+    ("unplug 1e308", Problem.NUMBER, "a time of at most 3600 s, not '1e308'"),
+    ("unplug inf", Problem.NUMBER, "a finite number, not 'inf'"),
+    ("slide H8 I8 10.5", Problem.NUMBER, "a time of at most 10 s, not '10.5'"),
+    ("garbage 131073", Problem.NUMBER, "a count of at most 131072, not '131073'"),
+    ("duplicate 10001", Problem.NUMBER, "a count of at most 10000, not '10001'"),
+    ("reorder 99999999999999999999", Problem.NUMBER, "a count of at most 10000"),
+    ("fault reader -1", Problem.NUMBER, "a count of 0 or more, not '-1'"),
 ])
 def test_a_bad_line_is_one_typed_error_with_the_line_as_data(line: str, problem: Problem, reason: str) -> None:
     with pytest.raises(CommandError) as err:
@@ -116,3 +127,22 @@ def test_words_give_the_error_without_the_line_until_it_is_known() -> None:
         command_from_words(["remove"])
     assert err.value.text is None and str(err.value) == "remove takes 1 arguments, got 0"
     assert str(err.value.on("remove  # x", 3)) == "line 3: 'remove  # x': remove takes 1 arguments, got 0"
+
+
+def test_the_bounds_themselves_are_accepted() -> None:
+    assert parse_command(f"unplug {MAX_UNPLUG_S:g}") == Unplug(MAX_UNPLUG_S)
+    assert parse_command(f"slide H8 I8 {MAX_SLIDE_S:g}") == Slide(H8, I8, MAX_SLIDE_S)
+    assert parse_command(f"garbage {MAX_GARBAGE}") == Garbage(MAX_GARBAGE)
+    assert parse_command(f"drop {MAX_FRAMES}") == Drop(MAX_FRAMES)
+
+
+def test_a_board_refuses_the_rack_slots_and_readers_it_lacks() -> None:
+    two = Geometry.of(2, 7)
+    assert (two.racks, two.slots, two.readers) == (2, 7, 17)  # a reader a board row, one a rack
+    for line in ["place R2.7 04A1B2C3", "move H8 R1.1", "recover reader 16", "garbage 5", "slide O15 A1"]:
+        two.check(parse_command(line))
+    for line, where in [("place R3.1 04A1B2C3", "R3.1"), ("slide H8 R1.8", "R1.8"), ("flicker R4.1 0.5", "R4.1"),
+                        ("fault reader 17", "reader 17"), ("recover reader 99", "reader 99")]:
+        with pytest.raises(CommandError, match=f"no {re.escape(where)} on this board") as err:
+            two.check(parse_command(line))
+        assert err.value.problem is Problem.TABLE and err.value.text is None

@@ -14,6 +14,7 @@ import select
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -27,8 +28,8 @@ import pytest
 from drivers.board import protocol as P
 from scoreboard.sim.board import SimulatedBoard
 from scoreboard.sim.client import Reply, SimControl, SimControlError, parse_reply
-from scoreboard.sim.commands import CommandError, Move, Place, Problem, Remove, Unplug, location
-from scoreboard.sim.control import Advance, ControlServer, Ping, Tags, parse_request
+from scoreboard.sim.commands import CommandError, Garbage, Move, Place, Problem, Remove, Unplug, location
+from scoreboard.sim.control import MAX_ADVANCE_S, MAX_REQUEST, Advance, ControlServer, Ping, Tags, parse_request
 
 ROOT = Path(__file__).resolve().parent.parent
 PATIENCE = 60.0  # seconds of real time before a wait counts as a hang
@@ -383,8 +384,13 @@ def test_the_raw_protocol_one_line_in_one_line_out(simulator: Simulator, where: 
         raw.settimeout(PATIENCE)
         raw.connect(str(where / "control"))
         raw.sendall(b"ping\nplace H8 04A1B2C3D4E5F6\n\xff\xfe\ntags\nadvance 0.5\r\n")
+        # too long a line is answered once, skipped to its end, and the connection goes on
+        raw.sendall(b"#" * (MAX_REQUEST + 1) + b"\n")
+        for _ in range(3):
+            raw.sendall(b"remove H8 " * 10_000)  # without a newline yet: answered once it is too long
+        raw.sendall(b"\nping\n")
         received = b""
-        while received.count(b"\n") < 5:
+        while received.count(b"\n") < 8:
             chunk = raw.recv(65536)
             assert chunk, received
             received += chunk
@@ -394,6 +400,10 @@ def test_the_raw_protocol_one_line_in_one_line_out(simulator: Simulator, where: 
     assert lines[2].startswith("error ") and "UTF-8" in lines[2]
     assert lines[3] == lines[0] + ' {"H8":"04A1B2C3D4E5F6"}'
     assert lines[4].startswith("ok /dev/") and lines[4].endswith(" 0.500000")
+    assert lines[5].startswith("error b'####") and f"more than {MAX_REQUEST} bytes" in lines[5]
+    assert lines[6].startswith("error b'remove H8") and f"more than {MAX_REQUEST} bytes" in lines[6]
+    assert lines[7] == lines[4] and len(lines) == 8
+    assert stat.S_IMODE(os.stat(where / "control").st_mode) == 0o600  # its owner's only
 
 
 def test_clients_one_after_another_and_a_new_one_takes_over(simulator: Simulator, where: Path) -> None:
@@ -455,6 +465,9 @@ def test_lockstep_needs_control_and_a_file_at_the_control_path_is_kept(where: Pa
                           timeout=PATIENCE)
     assert done.returncode == 2 and "not a socket" in done.stderr
     assert taken.read_text() == "mine" and not os.path.lexists(where / "ttyBOARD")
+    done = subprocess.run([*base, "--parent-pipe", "99"], capture_output=True, text=True, cwd=ROOT, check=False,
+                          timeout=PATIENCE)
+    assert done.returncode == 2 and "no parent pipe at file descriptor 99" in done.stderr
 
 
 def test_connect_names_the_path_when_nobody_listens(where: Path) -> None:
@@ -484,17 +497,53 @@ def test_the_server_answers_error_for_a_bad_request_and_goes_on(tmp_path: Path) 
     server = ControlServer(board, tmp_path / "unused")  # answer() needs no socket
     board.start()
     try:
-        for raw in [b"jump H8", b"place Z9 04A1B2C3D4E5F6", b"remove", b"place H8 04A1", b"garbage many",
-                    b"\xff", b"advance", b"at 1 remove H8"]:
+        bad = [b"jump H8", b"place Z9 04A1B2C3D4E5F6", b"remove", b"place H8 04A1", b"garbage many", b"\xff",
+               b"advance", b"at 1 remove H8", b"advance 10.5", b"advance 1e6", b"unplug 1e308", b"garbage 100000000",
+               b"place R4.8 04A1B2C3", b"fault reader 19", b"slide H8 R5.1"]
+        for raw in bad:
             answer = server.answer(raw)
             assert answer.startswith("error "), (raw, answer)
             with pytest.raises(SimControlError):
                 parse_reply(answer)
+        assert "at most 10 s" in server.answer(b"advance 10.5") and "readers 0-18" in server.answer(b"fault reader 19")
         ok = parse_reply(server.answer(b"place H8 04A1B2C3D4E5F6"))
         assert ok.pty == board.port.name and ok.now == 0.0
         assert parse_reply(server.answer(b"tags")).data == {"H8": "04A1B2C3D4E5F6"}
         assert parse_reply(server.answer(b"advance 0.5\r")).now == 0.5
-        assert server.requests == 11 and not board.stopped
+        assert parse_request(f"advance {MAX_ADVANCE_S:g}") == Advance(MAX_ADVANCE_S)  # the bound itself is taken
+        assert server.requests == len(bad) + 5 and not board.stopped
         assert parse_reply(server.answer(b"exit")).pty is not None and board.stopped
     finally:
+        board.close()
+
+
+def test_the_socket_is_its_owners_only_whatever_the_umask(where: Path) -> None:
+    board = SimulatedBoard(where / "link", lockstep=True)
+    old = os.umask(0)
+    try:
+        with ControlServer(board, where / "control"):
+            assert stat.S_IMODE(os.stat(where / "control").st_mode) == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_a_host_that_holds_the_port_and_reads_nothing_is_waited_for_a_bounded_time(
+        where: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("scoreboard.sim.pty.HOST_STALL_S", 0.3)
+    board = SimulatedBoard(where / "link", lockstep=True)
+    board.start()
+    host = Host(where / "link")  # opens the port, speaks once, then never reads
+    try:
+        board.pump()
+        board.act(Garbage(100_000))
+        started = time.monotonic()
+        board.run_for(1.0)  # waits for the host 0.3 s, then no more while it reads nothing
+        board.run_for(1.0)
+        assert time.monotonic() - started < PATIENCE / 4 and board.clock == 2.0
+        assert board.port.pending > 0  # the bytes wait on for the host
+        host.read_exactly(4096)  # it reads again: it is waited for again
+        board.run_for(0.1)
+        assert board.port.written > 4096
+    finally:
+        host.close()
         board.close()

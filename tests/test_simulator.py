@@ -21,7 +21,7 @@ import pytest
 from drivers.board import protocol as P
 from engine.tiles import ENGLISH, FRENCH, GERMAN
 from scoreboard.sim.board import SimulatedBoard
-from scoreboard.sim.commands import CommandError, Flicker, Garbage, Place, Problem, Remove, location
+from scoreboard.sim.commands import CommandError, Flicker, Garbage, Geometry, Place, Problem, Remove, location
 from scoreboard.sim.faults import OutputFaults, corrupt_frame
 from scoreboard.sim.pty import LinkPathError
 from scoreboard.sim.script import Step, parse_script
@@ -153,10 +153,14 @@ def test_script_times_absolute_relative_and_implicit() -> None:
     ("at x place H8 04A1B2C3D4E5F6", "not a number: 'x'", Problem.NUMBER),
     ("after -1 remove H8", "0 or more", Problem.NUMBER),
     ("at 1", "at TIME COMMAND", Problem.ARITY),
+    ("at 1e308 remove H8", "at most 21600 s", Problem.NUMBER),
+    ("after 21600 remove H8", "later than 21600 s", Problem.NUMBER),
+    ("place R3.1 04A1B2C3", "no R3.1 on this board: racks R1-R2", Problem.TABLE),
+    ("fault reader 17", "readers 0-16", Problem.TABLE),
 ])
 def test_script_errors_name_the_line(line: str, message: str, problem: Problem) -> None:
     with pytest.raises(CommandError, match=message) as err:
-        parse_script("place H8 04A1B2C3D4E5F6\n" + line + "  # why")
+        parse_script("at 0.5 place H8 04A1B2C3D4E5F6\n" + line + "  # why", Geometry.of(2, 7))
     assert str(err.value).startswith("line 2: ")
     assert line in str(err.value)
     assert (err.value.number, err.value.text, err.value.problem) == (2, line + "  # why", problem)

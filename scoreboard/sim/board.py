@@ -33,7 +33,7 @@ from firmware.controller import Controller
 from firmware.hal_fake import FakeHal
 from firmware.scanner import Scanner, row_layout
 from scoreboard.sim.commands import (
-    Command, Corrupt, Drop, Duplicate, Exit, Fault, Flicker, Garbage, Junk, Move, Place, Reboot, Recover,
+    Command, Corrupt, Drop, Duplicate, Exit, Fault, Flicker, Garbage, Geometry, Junk, Move, Place, Reboot, Recover,
     Remove, Reorder, Slide, Unplug,
 )
 from scoreboard.sim.faults import OutputFaults
@@ -65,6 +65,7 @@ class SimulatedBoard:
         self.lockstep = lockstep
         self.wall = wall
         self.layout = row_layout(racks, slots)
+        self.geometry = Geometry(racks, slots, len(self.layout.readers))
         self.hal = FakeHal(self.layout, seed=seed)
         self.hal.connected = False
         self.faults = OutputFaults(seed)

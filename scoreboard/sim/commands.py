@@ -28,6 +28,13 @@ their names (:data:`Location`); UIDs are hex, 4, 7 or 10 bytes. :func:`parse_com
 gives the command, ``str(command)`` its text (names and hex in upper case, numbers as
 short as they parse back): ``parse_command(str(c)) == c``. A line that is no command
 raises :class:`CommandError`, which holds the line, its number and the :class:`Problem`.
+
+Every number is bounded, so that no command can stop a simulator for good: a slide's
+overlap at most :data:`MAX_SLIDE_S` (10 s), an unplug at most :data:`MAX_UNPLUG_S` (an
+hour), ``garbage`` at most :data:`MAX_GARBAGE` bytes (128 KiB, twice what the board holds
+for a slow host), the frame faults at most :data:`MAX_FRAMES` (10,000) frames, a script's
+times at most :data:`MAX_SCRIPT_S` (6 hours). NaN and infinities are no numbers. Which
+rack slots and readers a board has is its :class:`Geometry`'s to say (:meth:`Geometry.check`).
 """
 
 from __future__ import annotations
@@ -40,12 +47,14 @@ from typing import Final, Literal, NewType
 
 from engine.errors import ScoreboardError
 from firmware import frames as F
+from firmware.scanner import row_layout
 
 __all__ = [
+    "MAX_FRAMES", "MAX_GARBAGE", "MAX_SCRIPT_S", "MAX_SLIDE_S", "MAX_UNPLUG_S",
     "Command", "CommandError", "Corrupt", "Drop", "Duplicate", "Exit", "Fault", "Flicker", "Garbage",
-    "Junk", "Location", "Move", "Place", "Problem", "Reboot", "Recover", "Remove", "Reorder", "Slide",
+    "Geometry", "Junk", "Location", "Move", "Place", "Problem", "Reboot", "Recover", "Remove", "Reorder", "Slide",
     "USAGE", "Unplug", "chance", "check_arity", "command_from_words", "count", "finite", "location",
-    "number_text", "parse_command", "parse_uid", "seconds", "words_of",
+    "number_text", "parse_command", "parse_uid", "seconds", "shown", "words_of",
 ]
 
 Location = NewType("Location", str)
@@ -54,6 +63,17 @@ Location = NewType("Location", str)
 FaultKind = Literal["dead", "garbage"]
 ALTERNATE: Final = "alternate"
 SLIDE_S = 0.1  # a slide's overlap when the command gives none
+
+MAX_SLIDE_S: Final = 10.0
+"""A slide's overlap: at most 10 s (a tile pushed across takes a fraction of a second)."""
+MAX_UNPLUG_S: Final = 3600.0
+"""An unplug: the cable out for at most an hour of the board's time."""
+MAX_GARBAGE: Final = 1 << 17
+"""``garbage``: at most 128 KiB, twice the bytes the board holds for a slow host (more are dropped)."""
+MAX_FRAMES: Final = 10_000
+"""``corrupt``, ``drop``, ``duplicate``, ``reorder``: at most 10,000 frames (or pairs) at once."""
+MAX_SCRIPT_S: Final = 6 * 3600.0
+"""A script's times (``at``, ``after``, its whole length): at most 6 hours since its start."""
 
 
 class Problem(enum.Enum):
@@ -67,6 +87,9 @@ class Problem(enum.Enum):
     UID = "uid"  # not hex, or not 4, 7 or 10 bytes
     NUMBER = "number"  # not a number, or out of its range
     WORD = "word"  # not the word expected there ('reader', 'reboot', 'dead|garbage' ...)
+    TABLE = "table"  # not at this table: a rack slot, a reader, a button or a tile it lacks
+    TOO_LONG = "too long"  # a line, a request or a script longer than its bound
+    ENCODING = "encoding"  # not UTF-8
 
 
 class CommandError(ScoreboardError, ValueError):
@@ -84,7 +107,7 @@ class CommandError(ScoreboardError, ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = f"{self.text!r}: " if self.text is not None else ""
+        where = f"{shown(self.text)!r}: " if self.text is not None else ""
         if self.number is not None:
             where = f"line {self.number}: {where}"
         return where + self.reason
@@ -92,6 +115,11 @@ class CommandError(ScoreboardError, ValueError):
     def on(self, text: str, number: int | None = None) -> CommandError:
         """The same error, naming the line ``text`` (number ``number``)."""
         return type(self)(self.problem, self.reason, text, number)
+
+
+def shown(text: str, most: int = 100) -> str:
+    """``text``, or its start and its length when longer than ``most`` characters."""
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
 
 
 # --- the commands --------------------------------------------------------------------------
@@ -277,6 +305,42 @@ Command = (Place | Remove | Move | Slide | Flicker | Junk | Garbage | Corrupt | 
            | Unplug | Reboot | Fault | Recover | Exit)
 
 
+@dataclass(frozen=True)
+class Geometry:
+    """A simulated board's shape: ``racks`` racks of ``slots`` slots, readers 0 to ``readers - 1``."""
+
+    racks: int = 4
+    slots: int = 7
+    readers: int = 19
+
+    @classmethod
+    def of(cls, racks: int, slots: int) -> Geometry:
+        """The shape of the simulated board (its reference layout) with these racks."""
+        return cls(racks, slots, len(row_layout(racks, slots).readers))
+
+    def check(self, command: Command) -> None:
+        """Raise :class:`CommandError` (``TABLE``) when ``command`` names a slot or reader not here."""
+        for loc in _locations(command):
+            if loc.startswith("R"):
+                rack, _, slot = loc[1:].partition(".")
+                if int(rack) > self.racks or int(slot) > self.slots:
+                    raise CommandError(
+                        Problem.TABLE, f"no {loc} on this board: racks R1-R{self.racks} of slots 1-{self.slots}")
+        if isinstance(command, (Fault, Recover)) and command.reader >= self.readers:
+            raise CommandError(
+                Problem.TABLE, f"no reader {command.reader} on this board: readers 0-{self.readers - 1}")
+
+
+def _locations(command: Command) -> tuple[Location, ...]:
+    match command:
+        case Place(loc) | Remove(loc) | Flicker(loc) | Junk(loc):
+            return (loc,)
+        case Move(src, dst) | Slide(src, dst):
+            return (src, dst)
+        case _:
+            return ()
+
+
 # --- the words -------------------------------------------------------------------------------
 
 
@@ -285,7 +349,8 @@ def location(text: str) -> Location:
     try:
         return Location(str(F.loc_name(F.parse_loc(text))))
     except F.FrameError as e:
-        raise CommandError(Problem.LOCATION, str(e)) from None
+        reason = str(e) if len(text) <= 100 else f"not a location: {shown(text)!r}"
+        raise CommandError(Problem.LOCATION, reason) from None
 
 
 def parse_uid(text: str) -> bytes:
@@ -293,9 +358,9 @@ def parse_uid(text: str) -> bytes:
     try:
         uid = bytes.fromhex(text)
     except ValueError:
-        raise CommandError(Problem.UID, f"not a hex UID: {text!r}") from None
+        raise CommandError(Problem.UID, f"not a hex UID: {shown(text)!r}") from None
     if len(uid) not in (4, 7, 10):
-        raise CommandError(Problem.UID, f"a UID has 4, 7 or 10 bytes, {text!r} has {len(uid)}")
+        raise CommandError(Problem.UID, f"a UID has 4, 7 or 10 bytes, {shown(text)!r} has {len(uid)}")
     return uid
 
 
@@ -304,17 +369,19 @@ def finite(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise CommandError(Problem.NUMBER, f"not a number: {text!r}") from None
+        raise CommandError(Problem.NUMBER, f"not a number: {shown(text)!r}") from None
     if not math.isfinite(value):
-        raise CommandError(Problem.NUMBER, f"a finite number, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a finite number, not {shown(text)!r}")
     return value
 
 
-def seconds(text: str) -> float:
-    """A time in seconds, 0 or more."""
+def seconds(text: str, most: float | None = None) -> float:
+    """A time in seconds, 0 or more (and ``most`` at the most)."""
     value = finite(text)
     if value < 0:
-        raise CommandError(Problem.NUMBER, f"a time of 0 or more, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a time of 0 or more, not {shown(text)!r}")
+    if most is not None and value > most:
+        raise CommandError(Problem.NUMBER, f"a time of at most {most:g} s, not {shown(text)!r}")
     return value
 
 
@@ -322,15 +389,17 @@ def chance(text: str) -> float:
     """A probability from 0 to 1."""
     value = finite(text)
     if not 0 <= value <= 1:
-        raise CommandError(Problem.NUMBER, f"a probability from 0 to 1, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a probability from 0 to 1, not {shown(text)!r}")
     return value
 
 
-def count(text: str) -> int:
-    """A whole number, 0 or more."""
+def count(text: str, most: int | None = None) -> int:
+    """A whole number, 0 or more (and ``most`` at the most)."""
     value = _whole(text)
     if value < 0:
-        raise CommandError(Problem.NUMBER, f"a count of 0 or more, not {text!r}")
+        raise CommandError(Problem.NUMBER, f"a count of 0 or more, not {shown(text)!r}")
+    if most is not None and value > most:
+        raise CommandError(Problem.NUMBER, f"a count of at most {most}, not {shown(text)!r}")
     return value
 
 
@@ -338,12 +407,14 @@ def _whole(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise CommandError(Problem.NUMBER, f"not a whole number: {text!r}") from None
+        if text.lstrip("+-").isdigit():  # more digits than int() takes
+            raise CommandError(Problem.NUMBER, f"a number of {len(text)} characters: too large") from None
+        raise CommandError(Problem.NUMBER, f"not a whole number: {shown(text)!r}") from None
 
 
 def _word(text: str, *choices: str, usage: str) -> str:
     if text.lower() not in choices:
-        raise CommandError(Problem.WORD, f"{usage}, not {text!r}")
+        raise CommandError(Problem.WORD, f"{usage}, not {shown(text)!r}")
     return text.lower()
 
 
@@ -356,7 +427,7 @@ def check_arity(name: str, args: Sequence[str], low: int, high: int) -> None:
 
 def _reader(a: Sequence[str], name: str) -> int:
     _word(a[0], "reader", usage=f"{name} reader N")
-    return _whole(a[1])
+    return count(a[1])
 
 
 def _flicker(a: Sequence[str]) -> Flicker:
@@ -373,7 +444,7 @@ def _fault(a: Sequence[str]) -> Fault:
 
 
 def _unplug(a: Sequence[str]) -> Unplug:
-    time = seconds(a[0])
+    time = seconds(a[0], MAX_UNPLUG_S)
     if len(a) == 2:
         _word(a[1], "reboot", usage="unplug SECONDS [reboot]")
     return Unplug(time, reboot=len(a) == 2)
@@ -384,14 +455,14 @@ _SYNTAX: dict[str, tuple[str, Callable[[Sequence[str]], Command]]] = {
     "remove": ("remove LOC", lambda a: Remove(location(a[0]))),
     "move": ("move SRC DST", lambda a: Move(location(a[0]), location(a[1]))),
     "slide": ("slide SRC DST [SECONDS]",
-              lambda a: Slide(location(a[0]), location(a[1]), seconds(a[2]) if len(a) == 3 else None)),
+              lambda a: Slide(location(a[0]), location(a[1]), seconds(a[2], MAX_SLIDE_S) if len(a) == 3 else None)),
     "flicker": ("flicker LOC CHANCE|alternate", _flicker),
     "junk": ("junk LOC CHANCE", lambda a: Junk(location(a[0]), chance(a[1]))),
-    "garbage": ("garbage BYTES", lambda a: Garbage(count(a[0]))),
-    "corrupt": ("corrupt FRAMES", lambda a: Corrupt(count(a[0]))),
-    "drop": ("drop FRAMES", lambda a: Drop(count(a[0]))),
-    "duplicate": ("duplicate FRAMES", lambda a: Duplicate(count(a[0]))),
-    "reorder": ("reorder PAIRS", lambda a: Reorder(count(a[0]))),
+    "garbage": ("garbage BYTES", lambda a: Garbage(count(a[0], MAX_GARBAGE))),
+    "corrupt": ("corrupt FRAMES", lambda a: Corrupt(count(a[0], MAX_FRAMES))),
+    "drop": ("drop FRAMES", lambda a: Drop(count(a[0], MAX_FRAMES))),
+    "duplicate": ("duplicate FRAMES", lambda a: Duplicate(count(a[0], MAX_FRAMES))),
+    "reorder": ("reorder PAIRS", lambda a: Reorder(count(a[0], MAX_FRAMES))),
     "unplug": ("unplug SECONDS [reboot]", _unplug),
     "reboot": ("reboot", lambda a: Reboot()),
     "fault": ("fault reader N [dead|garbage]", _fault),
@@ -422,7 +493,7 @@ def command_from_words(words: Sequence[str]) -> Command:
         raise CommandError(Problem.EMPTY, "no command")
     name, args = words[0].lower(), words[1:]
     if name not in _SYNTAX:
-        raise CommandError(Problem.UNKNOWN, f"unknown command {name!r} (known: {', '.join(sorted(_SYNTAX))})")
+        raise CommandError(Problem.UNKNOWN, f"unknown command {shown(name)!r} (known: {', '.join(sorted(_SYNTAX))})")
     check_arity(name, args, *_ARITY[name])
     return _SYNTAX[name][1](args)
 

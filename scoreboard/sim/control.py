@@ -1,9 +1,9 @@
 """The simulated board's control socket (``simulate-board --control PATH``).
 
-A unix stream socket at PATH (a stale socket file there is replaced, anything else is
-refused; it is made after the link and removed on exit). One client at a time; a new
-connection takes over from the current one. UTF-8, one request line in, one answer line
-out::
+A unix stream socket at PATH, its owner's only (mode 0600; a stale socket file there is
+replaced, anything else is refused; it is made after the link and removed on exit). One
+client at a time; a new connection takes over from the current one. UTF-8, one request
+line in, one answer line out, for every line::
 
     ok PTY WRITTEN NOW [JSON]    # PTY: the pty's device, '-' while unplugged; WRITTEN: bytes
                                  # written to that pty since its host opened it (0 while
@@ -18,11 +18,23 @@ elsewhere: lifted from there first), ``remove`` of an empty location does nothin
 ``move`` from one warns on stderr (the answer is ``ok``). ``advance SECONDS`` runs the
 board that long (``--lockstep`` only): the scripted steps it reaches, the controller, and
 every frame written, waiting for a host that has the port open to read them (so a host
-must read while it waits for the answer); a host that closes the port ends the waiting.
+must read while it waits for the answer); a host that closes the port ends the waiting,
+and so does one that reads nothing for :data:`~scoreboard.sim.pty.HOST_STALL_S` (10 s; its
+bytes wait on).
 ``tags`` answers with the locations holding a tag now, physically
 (``{"H8":"045C...","R1.3":"..."}``); ``ping`` just answers. Before each request the host's
 bytes are read: what the host wrote before asking reaches the controller before the clock
 moves. :mod:`scoreboard.sim.client` is a client.
+
+Every request is bounded in size and time, so that every one is answered: a line is at
+most :data:`MAX_REQUEST` bytes (1 KiB; a longer one is answered ``error`` once and skipped
+to its end, the connection goes on), the numbers are those of
+:mod:`scoreboard.sim.commands` (an unplug at most an hour, ``garbage`` at most 128 KiB ...),
+a rack slot or reader the board lacks is an error, and ``advance`` is at most
+:data:`MAX_ADVANCE_S` (10 s of board time) a request. The simulator serves one request at
+a time and answers nobody while it runs one, so a longer time is several requests, as the
+service's 50 ms steps are (a bound rather than a background run: a lockstep board's time
+moves only when its client says so, and every answer says where it stands).
 
 ``--lockstep`` (needs ``--control``; implies a virtual clock): the clock moves only on
 ``advance``, by exactly the time asked (the controller may run a few milliseconds past it
@@ -51,12 +63,19 @@ from pathlib import Path
 from engine.errors import ScoreboardError
 from scoreboard.sim.board import SimulatedBoard
 from scoreboard.sim.commands import (
-    USAGE, Command, CommandError, Problem, check_arity, command_from_words, number_text, seconds, words_of,
+    USAGE, Command, CommandError, Geometry, Problem, check_arity, command_from_words, number_text, seconds, shown,
+    words_of,
 )
 
 __all__ = [
-    "Advance", "ControlPathError", "ControlServer", "Ping", "Request", "Tags", "parse_request", "respond", "status",
+    "MAX_ADVANCE_S", "MAX_REQUEST", "Advance", "ControlPathError", "ControlServer", "Ping", "Request", "Tags",
+    "parse_request", "respond", "status",
 ]
+
+MAX_REQUEST = 1024
+"""Bytes in a request line, its newline left out (the longest command is some 60)."""
+MAX_ADVANCE_S = 10.0
+"""``advance``: at most 10 s of board time a request (about a second of real time here)."""
 
 
 class ControlPathError(ScoreboardError, OSError):
@@ -96,8 +115,9 @@ Request = Command | Advance | Tags | Ping
 _OWN = ("advance", "ping", "tags")
 
 
-def parse_request(line: str) -> Request:
-    """The request on ``line``; :class:`~scoreboard.sim.commands.CommandError` quotes the line."""
+def parse_request(line: str, geometry: Geometry | None = None) -> Request:
+    """The request on ``line`` (for a board of ``geometry``, when given);
+    :class:`~scoreboard.sim.commands.CommandError` quotes the line."""
     words = words_of(line)
     try:
         if not words:
@@ -105,7 +125,7 @@ def parse_request(line: str) -> Request:
         name, args = words[0].lower(), words[1:]
         if name == "advance":
             check_arity(name, args, 1, 1)
-            return Advance(seconds(args[0]))
+            return Advance(seconds(args[0], MAX_ADVANCE_S))
         if name in ("ping", "tags"):
             check_arity(name, args, 0, 0)
             return Ping() if name == "ping" else Tags()
@@ -113,8 +133,11 @@ def parse_request(line: str) -> Request:
             raise CommandError(Problem.MISPLACED, f"no {name!r} here: an action applies at once (then 'advance')")
         if name not in USAGE:
             known = ", ".join(sorted([*USAGE, *_OWN]))
-            raise CommandError(Problem.UNKNOWN, f"unknown request {name!r} (known: {known})")
-        return command_from_words(words)
+            raise CommandError(Problem.UNKNOWN, f"unknown request {shown(name)!r} (known: {known})")
+        command = command_from_words(words)
+        if geometry is not None:
+            geometry.check(command)
+        return command
     except CommandError as e:
         raise e.on(line.strip()) from None
 
@@ -130,7 +153,7 @@ def status(board: SimulatedBoard, data: object = None) -> str:
 def respond(board: SimulatedBoard, line: str) -> str:
     """Carry out one request line on ``board``; its answer, ``ok ...`` or ``error ...``."""
     try:
-        request = parse_request(line)
+        request = parse_request(line, board.geometry)
     except CommandError as e:
         return f"error {e}"
     board.pump()  # what the host wrote before asking comes first
@@ -159,8 +182,6 @@ class ControlServer:
     closed), so a restarted service never waits behind its killed predecessor.
     """
 
-    MAX_LINE = 1 << 16
-
     def __init__(self, board: SimulatedBoard, path: str | os.PathLike[str]) -> None:
         self.board = board
         self.path = Path(path)
@@ -169,6 +190,7 @@ class ControlServer:
         self.clients = 0
         self.requests = 0
         self._buf = bytearray()
+        self._skipping = False  # in a line too long: its bytes are dropped up to its newline
         self._inode = -1
 
     def open(self) -> None:
@@ -185,7 +207,9 @@ class ControlServer:
             self.path.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
+            _owner_only(sock)
             sock.bind(str(self.path))
+            os.chmod(self.path, 0o600)
             sock.listen(8)
         except OSError as e:
             sock.close()
@@ -245,6 +269,7 @@ class ControlServer:
             self.client.close()
             self.client = None
         self._buf.clear()
+        self._skipping = False
 
     def _receive(self) -> None:
         assert self.client is not None
@@ -258,11 +283,21 @@ class ControlServer:
         self._buf += data
         while self.client is not None and not self.board.stopped:
             end = self._buf.find(b"\n")
-            if end < 0:
-                if len(self._buf) > self.MAX_LINE:
-                    self._send(f"error a request line of more than {self.MAX_LINE} bytes")
-                    self._drop_client()
+            if self._skipping:  # the rest of a line already answered
+                del self._buf[: len(self._buf) if end < 0 else end + 1]
+                self._skipping = end < 0
+                if end < 0:
+                    break
+                continue
+            if end < 0 and len(self._buf) <= MAX_REQUEST:
                 break
+            if end < 0 or end > MAX_REQUEST:
+                self.requests += 1
+                head = bytes(self._buf[:40])
+                self._send(f"error {head!r}...: a request line of more than {MAX_REQUEST} bytes (skipped)")
+                del self._buf[: len(self._buf) if end < 0 else end + 1]
+                self._skipping = end < 0
+                continue
             raw = bytes(self._buf[:end])
             del self._buf[: end + 1]
             self._send(self.answer(raw))
@@ -287,3 +322,12 @@ class ControlServer:
             self.client.sendall(answer.encode("utf-8") + b"\n")
         except OSError:  # gone, or not reading for 10 s
             self._drop_client()
+
+
+def _owner_only(sock: socket.socket) -> None:
+    """The socket file ``sock`` is bound to is made 0600 from the start, where the system allows
+    (Linux takes the mode of the socket's inode): nobody else connects before the chmod."""
+    try:
+        os.fchmod(sock.fileno(), 0o600)
+    except OSError:
+        pass

@@ -4,7 +4,9 @@ The symlink (like a ``/dev/serial/by-id`` name) points at the pty while the cabl
 and is gone while it is out; each plug makes a new pty. The host opens the pty's slave end
 through the link; the board holds the master. A host is present while some process has
 the slave open (as DTR on a USB serial port). Bytes for the host wait in a buffer of at
-most :data:`OUTPUT_LIMIT` bytes (the oldest are dropped), written as the host reads.
+most :data:`OUTPUT_LIMIT` bytes (the oldest are dropped), written as the host reads; a
+host that holds the port and reads nothing for :data:`HOST_STALL_S` is waited for no more
+until it reads again (a hung host never stops the board for good).
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ import errno
 import os
 import select
 import termios
+import time
 import tty
 from pathlib import Path
 
 from engine.errors import ScoreboardError
 
-__all__ = ["OUTPUT_LIMIT", "LinkPathError", "PtyPort", "point_link", "remove_link"]
+__all__ = ["HOST_STALL_S", "OUTPUT_LIMIT", "LinkPathError", "PtyPort", "point_link", "remove_link"]
 
 OUTPUT_LIMIT = 1 << 16  # bytes held for a slow host before the oldest are dropped
+HOST_STALL_S = 10.0  # real seconds a blocking flush waits for a host that reads nothing
 
 
 class LinkPathError(ScoreboardError, OSError):
@@ -58,6 +62,7 @@ class PtyPort:
         self.written = 0  # bytes written to this pty (the board resets it for a new host)
         self.bytes_dropped = 0  # bytes no host read: nobody there, or too slow
         self._out = bytearray()
+        self._stalled_since: float | None = None  # the host's last read, while it reads nothing
 
     @property
     def plugged(self) -> bool:
@@ -87,6 +92,7 @@ class PtyPort:
         self.master, self.name = None, None
         self.written = 0
         self._out.clear()
+        self._stalled_since = None
         remove_link(self.link)
 
     def host_present(self) -> bool:
@@ -156,14 +162,16 @@ class PtyPort:
             os.close(fd)
 
     def flush(self, block: bool) -> None:
-        """Write what waits; ``block``: wait for a present host to read it (back-pressure)."""
+        """Write what waits; ``block``: wait for a present host to read it (back-pressure),
+        but not past :data:`HOST_STALL_S` of it reading nothing."""
         while self._out and self.master is not None:
             try:
                 n = os.write(self.master, self._out)
                 del self._out[:n]
                 self.written += n
+                self._stalled_since = None
             except BlockingIOError:
-                if not block or not self.host_present():
+                if not block or not self.host_present() or self._stalled():
                     break
                 select.select([], [self.master], [], 0.05)  # back-pressure from the host
             except OSError as e:
@@ -174,6 +182,13 @@ class PtyPort:
             excess = len(self._out) - OUTPUT_LIMIT
             del self._out[:excess]
             self.bytes_dropped += excess
+
+    def _stalled(self) -> bool:
+        """True once the host has read nothing for :data:`HOST_STALL_S` while bytes wait."""
+        now = time.monotonic()
+        if self._stalled_since is None:
+            self._stalled_since = now
+        return now - self._stalled_since >= HOST_STALL_S
 
     def register(self, poller: select.poll) -> None:
         """Have ``poller`` wake on the host's input (and room for output while bytes wait).

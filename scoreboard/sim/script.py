@@ -14,14 +14,17 @@ comment, a time in front of the command or none::
     exit                              # stop the simulator
 
 The whole command list (faults on the link and the readers too) is in
-:mod:`scoreboard.sim.commands`. Lines at the same time keep their order.
+:mod:`scoreboard.sim.commands`. Lines at the same time keep their order; no step comes
+later than :data:`~scoreboard.sim.commands.MAX_SCRIPT_S` (6 hours).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoreboard.sim.commands import Command, CommandError, Problem, command_from_words, number_text, seconds, words_of
+from scoreboard.sim.commands import (
+    MAX_SCRIPT_S, Command, CommandError, Geometry, Problem, command_from_words, number_text, seconds, words_of,
+)
 
 __all__ = ["Step", "parse_script"]
 
@@ -38,8 +41,9 @@ class Step:
         return f"at {number_text(self.at)} {self.command}"
 
 
-def parse_script(text: str) -> list[Step]:
-    """The steps of a board script (see the module doc), in time order.
+def parse_script(text: str, geometry: Geometry | None = None) -> list[Step]:
+    """The steps of a board script (see the module doc), in time order, for a board of
+    ``geometry`` when given.
 
     A bad line raises :class:`~scoreboard.sim.commands.CommandError` with its number.
     """
@@ -54,10 +58,14 @@ def parse_script(text: str) -> list[Step]:
             if when in ("at", "after"):
                 if len(words) < 3:
                     raise CommandError(Problem.ARITY, f"{when} TIME COMMAND ...")
-                t = seconds(words[1])
+                t = seconds(words[1], MAX_SCRIPT_S)
                 now = t if when == "at" else now + t
+                if now > MAX_SCRIPT_S:
+                    raise CommandError(Problem.NUMBER, f"later than {MAX_SCRIPT_S:g} s since the start")
                 words = words[2:]
             command = command_from_words(words)
+            if geometry is not None:
+                geometry.check(command)
         except CommandError as e:
             raise e.on(raw.strip(), number) from None
         steps.append(Step(now, command, number))
