@@ -93,11 +93,11 @@ def test_a_capture_that_fails_mid_write_leaves_no_frame(tmp_path: Path, monkeypa
     display = make_display(config(driver="capture"), capture_dir=tmp_path)
     display.show(scores(1))
 
-    def killed(surface: object, file: object, namehint: str = "") -> None:
-        file.write(b"\x89PNG half a frame")  # type: ignore[attr-defined]
+    def killed(image: Image.Image, fp: str, format: str | None = None) -> None:
+        Path(fp).write_bytes(b"\x89PNG half a frame")
         raise OSError("killed mid-write")
 
-    monkeypatch.setattr(display.device._pygame.image, "save", killed)
+    monkeypatch.setattr(Image.Image, "save", killed)
     with pytest.raises(OSError, match="killed mid-write"):
         display.show(scores(2))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["screen-1-000001.png"]  # whole frames only
