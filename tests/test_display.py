@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -93,14 +95,33 @@ def test_a_capture_that_fails_mid_write_leaves_no_frame(tmp_path: Path, monkeypa
     display = make_display(config(driver="capture"), capture_dir=tmp_path)
     display.show(scores(1))
 
-    def killed(surface: object, file: object, namehint: str = "") -> None:
-        file.write(b"\x89PNG half a frame")  # type: ignore[attr-defined]
+    def killed(image: Image.Image, fp: str, format: str | None = None) -> None:
+        Path(fp).write_bytes(b"\x89PNG half a frame")
         raise OSError("killed mid-write")
 
-    monkeypatch.setattr(display.device._pygame.image, "save", killed)
+    monkeypatch.setattr(Image.Image, "save", killed)
     with pytest.raises(OSError, match="killed mid-write"):
         display.show(scores(2))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["screen-1-000001.png"]  # whole frames only
+
+
+def test_capture_keeps_nothing_per_frame(tmp_path: Path) -> None:
+    # pygame's save to a file object kept ~0.9 kB a frame: 16 MiB over a 2-hour game
+    pytest.importorskip("luma.emulator")
+    display = make_display(config(driver="capture"), capture_dir=tmp_path)
+    images = [scores(n) for n in range(50)]
+    for image in images[:2]:
+        display.show(image)  # first-use caches
+    tracemalloc.start()
+    try:
+        for n in range(300):
+            display.show(images[n % len(images)])
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(list(tmp_path.glob("*.png"))) == 302
+    assert kept < 50_000, f"{kept} bytes kept after 300 frames"
 
 
 def test_seat_displays_select_their_mux_channel_before_each_push() -> None:

@@ -139,10 +139,7 @@ def make_device(display: Any, capture_dir: str | Path | None = None, seat: int =
             ) from None
         folder = Path(capture_dir or ".")
         folder.mkdir(parents=True, exist_ok=True)
-        return AtomicCapture(
-            folder, f"screen-{seat + 1}-",
-            width=WIDTH, height=HEIGHT, rotate=display.rotate, mode="1", transform="none", scale=1,
-        )
+        return AtomicCapture(folder, f"screen-{seat + 1}-", WIDTH, HEIGHT, rotate=display.rotate)
     if driver in ("ssd1306", "sh1106"):
         from luma.core.error import DeviceNotFoundError, DevicePermissionError
         from luma.core.interface.serial import i2c

@@ -46,7 +46,7 @@ HOURS = 2.0
 CLOCK_MINUTES = 30
 TURN_S = 90.0
 SLIDE_EVERY_S = 3.0
-MAX_TURNS = 80  # 81 tiles laid: the 28 dealt and 53 of the 72 drawable ones
+MAX_TURNS = 70  # 71 tiles laid and as many drawn: the bag holds 72 besides the blanks
 SAMPLE_S = 0.5
 PATIENCE_S_PER_HOUR = 3600.0  # real seconds allowed per virtual hour
 
@@ -94,6 +94,7 @@ def long_game_script(hours: float = HOURS, seed: int = 0) -> str:
             next(targets)  # I8 is taken
         w.wait_window()
         w.refill(seat, drawable(len(tiles)))
+        assert len(game.racks[seat]) == profile.rack_size, "the bag ran out: fewer turns"
         w.line("tick", max(0.1, TURN_S - seconds_of(w.lines[mark:])))
         elapsed += seconds_of(w.lines[mark:])
         turns += 1
