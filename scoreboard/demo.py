@@ -22,13 +22,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.board import Square
+from engine.events import OverrideRuling, PlayMade
 from engine.first_player import FirstPlayerDraw
-from engine.game import Game
+from engine.game import ChallengeResult, Game
 from engine.lexicon import Lexicon
 from engine.placement import Placement
 from engine.rules import RuleProfile, get_profile
 from engine.tiles import TileSet
 from scoreboard.config import load_config
+from scoreboard.controller.state import MENU_ITEMS
+from scoreboard.screens.models import MenuItem
 
 __all__ = ["ScriptWriter", "cmd_demo", "demo_script"]
 
@@ -39,6 +42,9 @@ class ScriptWriter:
     """Writes a table script while mirroring the physical tiles and the game in the engine.
 
     Tiles are named ``LETTER.COPY`` of the simulated tile set; racks are ``R<seat>.<slot>``.
+    Besides plays, challenges and passes it writes exchanges, the menu and its corrections
+    (undo, adjust a score, end the game), overridden rulings and pauses (the soak's games,
+    ``tests/soakgames.py``).
     """
 
     def __init__(self, profile: RuleProfile, players: Sequence[str], lexicon: Lexicon) -> None:
@@ -51,6 +57,9 @@ class ScriptWriter:
         self.used: set[str] = set()
         self.players = tuple(players)
         self.game: Game | None = None
+        self.window_s = 20.0  # game.challenge_seconds of the run the script is for
+        # the last play, for an undo or an overridden ruling: seat, square -> tile, tiles drawn since
+        self.last_play: tuple[int, dict[str, str], list[str]] | None = None
 
     # --- lines ---
 
@@ -85,7 +94,10 @@ class ScriptWriter:
 
     def draw(self, seat: int, letters: str) -> None:
         """Seat ``seat`` (0-based) draws these letters; the engine mirror draws them too."""
+        before = set(self.racks[seat].values())
         self.to_rack(seat, letters)
+        if self.last_play is not None and self.last_play[0] == seat:
+            self.last_play[2].extend(n for n in self.racks[seat].values() if n not in before)
         if self.game is not None:
             self.game.draw(seat, letters)
 
@@ -101,11 +113,13 @@ class ScriptWriter:
     def lay(self, seat: int, tiles: str) -> Placement:
         """Lay rack tiles (``"H8:R H9:O"``) on the board; the placement for the mirror."""
         placed = []
+        self.last_play = (seat, {}, [])
         for item in tiles.split():
             square, letter = item.split(":")
             slot = self.slot_of(seat, letter)
             name = self.racks[seat].pop(slot)
             self.cells[square] = name
+            self.last_play[1][square] = name
             self.line(f"move R{seat + 1}.{slot + 1} {square}", 0.2)
             placed.append((Square.from_name(square), self.tile_set.tile(letter)))
         return Placement(placed)
@@ -152,32 +166,169 @@ class ScriptWriter:
         self.press(seat, "done")
         self.line("tick", 1.0)
 
-    def challenge(self, seat: int) -> bool:
-        """``seat`` challenges the pending play; True when it is withdrawn."""
+    def challenge(self, seat: int, ruling_s: float = 5.5) -> bool:
+        """``seat`` challenges the pending play; True when it is withdrawn. ``ruling_s``: the
+        time before the next line (the ruling stays on the display for 5 s)."""
         assert self.game is not None
         pending = self.game.pending_play
         assert pending is not None
         result = self.game.challenge(seat, self.lexicon)
         self.press(seat, "challenge", after=0.5)
-        self.line("tick", 5.5)  # the ruling stays on the display
+        self.line("tick", ruling_s)  # the ruling stays on the display
         if not result.valid:
             self.take_back(pending.player, [sq.name() for sq in pending.placement.squares])
             self.line("tick", 1.0)
         return not result.valid
 
     def wait_window(self) -> None:
-        """Let the challenge window run out (the configured 20 s)."""
+        """Let the challenge window run out (:attr:`window_s`, the configured 20 s by default)."""
         assert self.game is not None
         if self.game.window_open:
-            self.line("tick", 21.0)
+            self.line("tick", self.window_s + 1.0)
             self.game.close_window()
 
-    def pass_turn(self, seat: int) -> None:
+    def pass_turn(self, seat: int, at_once: bool = False) -> None:
+        """``seat`` passes: Done, then Done held (``at_once``: Done held, no question shown first)."""
         assert self.game is not None
-        self.comment(f"{self.players[seat]} passes: Done, then Done held")
-        self.press(seat, "done")
-        self.press(seat, "done", long=True, after=0.5)
+        if at_once:
+            self.comment(f"{self.players[seat]} passes: Done held")
+            self.press(seat, "done", long=True)
+        else:
+            self.comment(f"{self.players[seat]} passes: Done, then Done held")
+            self.press(seat, "done")
+            self.press(seat, "done", long=True, after=0.5)
         self.game.pass_turn(seat)
+        self.line("tick", 1.0)
+
+    # --- more of the table: exchanges, the menu and its corrections, overrides, pauses ---
+
+    def exchange(self, seat: int, out: str, new: str, at_once: bool = False) -> None:
+        """``seat`` swaps the rack letters ``out`` for ``new`` from the bag (in one instant, so
+        that the rack never has room for a draw), then Done and Done held (``at_once``: held
+        at once, no question shown first)."""
+        assert self.game is not None and len(out) == len(new)
+        self.comment(f"{self.players[seat]} exchanges {out} for {new}")
+        slots = []
+        for letter in out:
+            slot = next(s for s, n in sorted(self.racks[seat].items()) if n.rpartition(".")[0] == letter and s not in slots)
+            slots.append(slot)
+        names = [self.take_from_bag(letter) for letter in new]  # before the returned ones are back in the bag
+        for i, slot in enumerate(slots):
+            self.line(f"remove R{seat + 1}.{slot + 1}", 0.3 if i == 0 else 0.0)
+        for slot, name in zip(slots, names):
+            self.used.discard(self.racks[seat][slot])
+            self.racks[seat][slot] = name
+            self.line(f"place R{seat + 1}.{slot + 1} {name}")
+        if not at_once:
+            self.press(seat, "done")
+        self.press(seat, "done", long=True, after=0.5 if not at_once else SETTLE)
+        self.game.exchange(seat, out, new)
+        self.last_play = None
+        self.line("tick", 1.0)
+
+    def press_menu(self, long: bool = False, after: float = 0.3) -> None:
+        """The shared Menu button (long: pause, or done with a score adjustment)."""
+        self.line(f"press menu{' long' if long else ''}", after)
+
+    def menu(self, item: MenuItem, seat: int) -> None:
+        """Open the menu, step to ``item``, and ``seat``'s Done picks it."""
+        self.comment(f"{self.players[seat]} picks {item.value} in the menu")
+        self.press_menu(after=SETTLE)
+        for _ in range(MENU_ITEMS.index(item)):
+            self.press_menu()
+        self.press(seat, "done", after=0.3)
+
+    def menu_setting(self, item: MenuItem, seat: int, times: int = 1) -> None:
+        """Pick a setting of the next game (``players``, ``profile``) ``times`` over, then close
+        the menu with ``seat``'s Challenge: the game in play does not change."""
+        assert item in (MenuItem.PLAYERS, MenuItem.PROFILE)
+        self.menu(item, seat)
+        for _ in range(times - 1):
+            self.press(seat, "done", after=0.3)
+        self.press(seat, "challenge", after=0.3)
+
+    def _back_to_rack(self, seat: int, laid: dict[str, str], drawn: Sequence[str]) -> None:
+        """A withdrawn or undone play: tiles drawn since into the bag, the laid ones to the rack."""
+        for name in drawn:
+            slot = next(s for s, n in self.racks[seat].items() if n == name)
+            del self.racks[seat][slot]
+            self.used.discard(name)
+            self.line(f"remove R{seat + 1}.{slot + 1}", 0.2)
+        self.take_back(seat, sorted(laid, key=lambda sq: Square.from_name(sq)))
+
+    def undo(self, by: int, confirm: int) -> None:
+        """``by`` picks Undo in the menu, ``confirm`` holds Done; the tiles go back."""
+        assert self.game is not None and self.last_play is not None
+        seat, laid, drawn = self.last_play
+        self.menu(MenuItem.UNDO, by)
+        self.press(confirm, "done", long=True, after=0.3)
+        self.game.undo_last_play()
+        self.last_play = None
+        self.line("tick", 1.0)
+        self._back_to_rack(seat, laid, drawn)
+        self.line("tick", 1.0)
+
+    def adjust(self, by: int, player: int, points: int, confirm: int) -> None:
+        """``by`` corrects ``player``'s score by ``points`` from the menu; ``confirm`` agrees."""
+        assert self.game is not None and points
+        self.menu(MenuItem.ADJUST_SCORE, by)
+        for _ in range(player):
+            self.press_menu()  # the next player
+        tens, ones = divmod(abs(points), 10)
+        role = "done" if points > 0 else "challenge"
+        for _ in range(tens):
+            self.press(by, role, long=True, after=0.3)
+        for _ in range(ones):
+            self.press(by, role, after=0.3)
+        self.press_menu(long=True)  # set: a second seat confirms
+        self.press(confirm, "done", long=True, after=0.3)
+        self.game.adjust_score(player, points)
+        self.line("tick", 1.0)
+
+    def end_game(self, by: int, confirm: int) -> None:
+        """``by`` picks End game in the menu, ``confirm`` holds Challenge: the tally."""
+        assert self.game is not None
+        self.menu(MenuItem.END_GAME, by)
+        self.press(confirm, "challenge", long=True, after=0.3)
+        self.game.end_game()
+        self.line("tick", 1.0)
+
+    def override(self, by: int, confirm: int) -> ChallengeResult:
+        """``by`` holds Challenge to override the last ruling, ``confirm`` holds Done; the
+        tiles follow (a withdrawn play back on the board, a play that stood back to the rack)."""
+        g = self.game
+        assert g is not None and self.last_play is not None
+        ruling = g.overridable_ruling
+        assert ruling is not None
+        play = next(e for e in reversed(g.events) if isinstance(e, PlayMade))
+        words = () if ruling.invalid_words else (play.words[0].text,)
+        self.comment(f"{self.players[by]} asks to override the ruling, {self.players[confirm]} agrees")
+        self.press(by, "challenge", long=True, after=0.5)
+        self.press(confirm, "done", long=True, after=0.3)
+        result = g.apply(OverrideRuling(words))
+        assert isinstance(result, ChallengeResult)
+        self.line("tick", 2.0)  # (the new ruling stays on the display)
+        seat, laid, drawn = self.last_play
+        if result.valid:  # the withdrawn play stands: its tiles go back on their squares
+            for square, name in sorted(laid.items()):
+                slot = next(s for s, n in self.racks[seat].items() if n == name)
+                del self.racks[seat][slot]
+                self.cells[square] = name
+                self.line(f"move R{seat + 1}.{slot + 1} {square}", 0.2)
+        else:
+            self._back_to_rack(seat, laid, drawn)
+        self.line("tick", 1.0)
+        return result
+
+    def pause(self, seconds: float, resume_seat: int, from_menu: bool = False) -> None:
+        """Time stands still for ``seconds`` (Menu held, or Pause in the menu), then a press
+        of ``resume_seat``'s Challenge resumes."""
+        if from_menu:
+            self.menu(MenuItem.PAUSE, resume_seat)
+        else:
+            self.press_menu(long=True, after=SETTLE)
+        self.line("tick", seconds)
+        self.press(resume_seat, "challenge", after=0.3)
         self.line("tick", 1.0)
 
 
