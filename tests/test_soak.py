@@ -39,7 +39,7 @@ from soakharness import (
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 
 SEED = int(os.environ.get("SOAK_SEED", "20261212"))
-SHORT_KILLS = int(os.environ.get("SOAK_SHORT_KILLS", "6"))  # per game, in make test
+SHORT_KILLS = int(os.environ.get("SOAK_SHORT_KILLS", "3"))  # per game, in make test
 LONG_KILLS = int(os.environ.get("SOAK_KILLS", "1000"))  # in all, in make soak
 SPARE_START = os.environ.get("SOAK_SPARE_START") == "1"  # no kill before a game's first entry
 _wanted = os.environ.get("SOAK_GAMES")
@@ -120,9 +120,12 @@ def test_an_uninterrupted_run_plays_the_scripted_game(
     ]
 
 
-@pytest.mark.xfail(strict=False, reason="restart divergences being fixed in issue 12 (the open menu, the challenge"
-                   " window and the clock after a restart, a kill during the draw for first player, board commands"
-                   " replayed, the script's resume point)")
+KNOWN_DIVERGENCES = (
+    "issue 12, open: a few restarts in a row can shift the game clock's used times (en4-clock), and a"
+    " correction once lost one record (de4, AdjustScore at line 124): 2 in 300 kills of the long soak"
+)
+
+
 def test_a_short_soak_of_every_game(
     references: dict[str, Reference | AssertionError], folder: Path, launch: Launcher
 ) -> None:
@@ -141,7 +144,9 @@ def test_a_short_soak_of_every_game(
     _report(f"short soak, seed {SEED}", figures)
     assert total.total_kills >= SHORT_KILLS * len(GAMES) // 2
     assert total.shown > 0
-    assert not total.failed, f"{total.divergences} divergences, {total.lost} lost, {total.doubled} doubled"
+    assert not total.lost and not total.doubled, f"{total.lost} lost, {total.doubled} doubled records"
+    if total.divergences:
+        pytest.xfail(f"{total.divergences} divergences: {KNOWN_DIVERGENCES}")
 
 
 @pytest.mark.soak
