@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -71,6 +72,16 @@ def finished(proc: subprocess.Popen[bytes], state: Path) -> int:
         proc.kill()
         tail = Path(f"{state}.log").read_text(encoding="utf-8", errors="replace").splitlines()[-40:]
         pytest.fail(f"the service did not finish within {PATIENCE:g} s; its log ends:\n" + "\n".join(tail))
+
+
+def shown_once(proc: subprocess.Popen[bytes], shown_log: Path, lines: int, patience: float = 30.0) -> None:
+    """Wait until the started service has shown something (or ended, or ``patience`` ran out),
+    so that the random moment of its kill falls in its play, however slowly it starts."""
+    deadline = time.monotonic() + patience
+    while proc.poll() is None and time.monotonic() < deadline:
+        if shown_log.exists() and len(shown_log.read_text(encoding="utf-8").splitlines()) > lines:
+            return
+        time.sleep(0.02)
 
 
 def journal_game(state: Path) -> tuple[list[Committed], Game | None, dict[str, object] | None]:
@@ -173,8 +184,9 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
                 before = shown_log.read_text(encoding="utf-8").splitlines() if shown_log.exists() else []
                 proc = service(state, out, link, script)
                 if kills < KILLS:
+                    shown_once(proc, shown_log, len(before))  # a loaded machine starts slowly
                     try:
-                        code = proc.wait(timeout=rng.uniform(0.4, 2.2))
+                        code = proc.wait(timeout=rng.uniform(0.0, 1.8))
                     except subprocess.TimeoutExpired:
                         proc.send_signal(signal.SIGKILL)
                         proc.wait(timeout=30)
