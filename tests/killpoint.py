@@ -54,7 +54,7 @@ def _die() -> None:
 
 def install(spec: str | None, line_file: str | None) -> None:
     """Patch in the kill point ``spec`` (``KIND:N``) and the line file (see the module doc)."""
-    import scoreboard.journal as journal
+    from scoreboard import journal
     from scoreboard.scripted import ScriptPlayer
     from scoreboard.service import Service
 
@@ -123,14 +123,14 @@ def _preload() -> None:
     """Everything a run imports, also lazily (so that no child pays for it)."""
     import gpiozero.pins.mock  # noqa: F401
     import luma.emulator.device  # noqa: F401
-    import PIL.GifImagePlugin  # noqa: F401
-    import PIL.Image  # noqa: F401
+    import PIL.GifImagePlugin
+    import PIL.Image
     import PIL.PngImagePlugin  # noqa: F401
 
-    import scoreboard.cli  # noqa: F401
-    import scoreboard.demo  # noqa: F401
-    import scoreboard.export_cli  # noqa: F401
-    import scoreboard.run_cli  # noqa: F401
+    import scoreboard.cli
+    import scoreboard.demo
+    import scoreboard.export_cli
+    import scoreboard.run_cli
     import scoreboard.sim.client  # noqa: F401
 
 
@@ -148,7 +148,7 @@ def _child(request: dict[str, Any]) -> None:
         code = run(list(request["argv"]))
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else 1
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - the child's traceback goes to its log, its exit code is 1
         traceback.print_exc()
     finally:
         try:

@@ -20,6 +20,12 @@ are opened with :meth:`Journal.open` in a folder of their own: nothing but
 :class:`JournalOpenError` may escape, and what a copy holds of the game is a prefix of the
 final journal's entries.
 
+After every run the journal is also compared with the reference's path (its moves a
+beginning of the reference's, each seat's drawn tiles among the reference's, and no
+reference move more than :data:`LATE_LINES` script lines overdue): the first time a round
+leaves it is described with the kills before it, as the likely place the round went
+another way.
+
 Counted (:class:`Figures`): kills (by kind), DIVERGENCES (a round's game differs from the
 reference, or never ends), LOST records (shown but not journaled; in the reference but
 missing at the end; not a prefix in a torn copy), DOUBLED records (a committed command more
@@ -28,6 +34,9 @@ script lines around the kill (:attr:`Figures.problems`).
 
 Services run through ``tests/killpoint.py``: by default its fork server (one interpreter
 with the imports done, a child per start; ``SOAK_FORK=0``: a fresh interpreter each time).
+After every run the lockstep board is made to look at its port (:func:`board_looks`); a
+run whose lockstep stalls anyway (the runner's "board reader is behind", 15 s a step) is
+killed and started again, counted as a stall, not as a kill.
 """
 
 from __future__ import annotations
@@ -49,7 +58,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, Self, TypeVar
+
+from soakgames import SoakGame
 
 from engine.events import Draw, PlayMade
 from engine.game import Game
@@ -58,7 +69,6 @@ from scoreboard.journal import Journal, JournalOpenError
 from scoreboard.journal_format import decode_entry, read_game
 from scoreboard.scripted import SCRIPT_KIND
 from scoreboard.sim.client import SimControl
-from soakgames import SoakGame
 
 ROOT = Path(__file__).resolve().parent.parent
 KILLPOINT = Path(__file__).resolve().parent / "killpoint.py"
@@ -440,6 +450,7 @@ def tally(game: Game) -> list[tuple[str, int, int, int]]:
 # --- the soak -------------------------------------------------------------------------------
 
 KIND_WEIGHTS = {"random": 4, "txn": 2, "commit": 2, "screen": 2}  # (and "line", to spare the start)
+LATE_LINES = 8  # a move journaled this many script lines later than in the reference is missing
 CLOCK_SLACK_S = 1.0  # uninterrupted runs end with clocks some 0.05 s apart (board reads in lockstep)
 
 
@@ -515,6 +526,11 @@ def _on_path(j: Journaled, ref: Reference) -> str | None:
         if move != ref_moves[i]:
             return (f"journaled {move} at line {ref.at(lines[i])} where the reference has {ref_moves[i]}"
                     f" at line {ref.at(ref_lines[i])}")
+    if len(moves) < len(ref_moves) and j.last_line is not None and ref_lines[len(moves)] is not None:
+        due = ref_lines[len(moves)]
+        if j.last_line > due + LATE_LINES:  # (a move is journaled within a few lines of the reference's)
+            return (f"the reference's {ref_moves[len(moves)]} at line {ref.at(due)} is missing: the journal is at"
+                    f" line {ref.at(j.last_line)}")
     ref_draws = r.draws()
     drawn: dict[int, Counter[str]] = {}
     for c, line in zip(j.committed, j.lines):
@@ -523,7 +539,7 @@ def _on_path(j: Journaled, ref: Reference) -> str | None:
             drawn.setdefault(seat, Counter()).update(tile_name(uid) for uid in c.drawn)
             extra = drawn[seat] - ref_draws.get(seat, Counter())
             if extra:
-                tile = sorted(extra)[0]
+                tile = min(extra)
                 twice = ref_draws.get(seat, Counter())[tile]
                 how = f"{tile} a {twice + 1}. time" if twice else f"{tile}, which the reference never draws for that seat"
                 return (f"journaled {c.command!r} at line {ref.at(line)}: seat {seat + 1} drew {how}"
@@ -549,7 +565,7 @@ class TornCopier:
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> TornCopier:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 
@@ -602,7 +618,7 @@ def check_torn(copies: Sequence[Path], final: Journaled, name: str, f: Figures) 
             f.torn_unopenable += 1
             f.problems.append(f"{name}: torn copy {copy.name} cannot be opened (JournalOpenError: {e}); kept at {copy}")
             continue
-        except Exception as e:  # anything else escaping Journal.open is a bug
+        except Exception as e:  # noqa: BLE001 - anything else escaping Journal.open is a bug, counted
             f.torn += 1
             f.lost += 1
             f.problems.append(f"{name}: LOST torn copy {copy.name}: {type(e).__name__} escaped Journal.open: {e}; kept at {copy}")
@@ -717,7 +733,7 @@ def soak_round(
             if diverged is None and (why := _on_path(j, ref)) is not None:
                 diverged = why
                 _count_doubled(j, ref, name, this, f)
-                f.problems.append(f"{name}: DIVERGENCE found after run {run}: {why}; kills before it: "
+                f.problems.append(f"{name}: off the reference's path after run {run}: {why}; kills before it: "
                                   + "; ".join(k.describe(ref) for k in history[-3:]))
             if code == -signal.SIGKILL:
                 continue
@@ -739,7 +755,10 @@ def soak_round(
     f.torn_retried += copier.retried
     check_torn(copier.copies, final, name, f)
     if not ended_badly:
-        diverged = _compare_end(final, ref, name, diverged, f) or diverged
+        went_off = diverged
+        diverged = _compare_end(final, ref, name, diverged, f)
+        if went_off is not None and diverged is None:
+            f.problems.append(f"{name}: note: back on the reference's path at the end (a difference of timing only)")
         if diverged is not None and f.problems and f.problems[-1].startswith(f"{name}: DIVERGENCE: the game differs"):
             f.problems[-1] += f" ({len(history)} runs; the last kills: " + "; ".join(
                 k.describe(ref) for k in history[-4:-1]) + ")"

@@ -33,7 +33,16 @@ import faultlog
 import pytest
 from soakgames import SoakGame, soak_games
 from soakharness import (
-    Figures, Launcher, Reference, in_parallel, jobs, launcher, reference, soak, soak_round, tally,
+    Figures,
+    Launcher,
+    Reference,
+    in_parallel,
+    jobs,
+    launcher,
+    reference,
+    soak,
+    soak_round,
+    tally,
 )
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
