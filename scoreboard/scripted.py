@@ -5,8 +5,8 @@ simulated hardware: presses on the mock pins, board commands to the simulated bo
 time in between. So that a service killed half-way and started again with the same script
 goes on where it stopped, :class:`ScriptedJournal` writes, with the records of every step,
 the script line that step completes and the virtual time that line ends: the records of a
-press or a board command carry its own line, everything else the last line carried out to
-its end. A restarted run puts the simulated board back as the script had it after that line
+press's own button event and of what follows a board command carry its own line, everything
+else (a tick during a hold, too) the last line carried out to its end. A restarted run puts the simulated board back as the script had it after that line
 (the tiles the later lines moved before the cut are put back: the board is the table's, and
 the table goes back to where its journal stands), and goes on with the next line from the
 time that line ended, as the uninterrupted run did. Only the scripted path does this; the
@@ -29,7 +29,8 @@ from scoreboard.table_script import End, Line, Press, Wait
 __all__ = ["SCRIPT_KIND", "ResumePoint", "ScriptError", "ScriptPlayer", "ScriptedJournal", "board_model", "resume_point"]
 
 SCRIPT_KIND = "script"
-"""Journal entries of a scripted run: ``{"line": N}``, the script line of the step's records."""
+"""Journal entries of a scripted run: ``{"line": N, "until": T}``, the script line of the
+step's records and the virtual time that line ends."""
 
 
 class ScriptError(ScoreboardError, RuntimeError):
