@@ -64,6 +64,7 @@ from soakgames import SoakGame
 
 from engine.events import Draw, PlayMade
 from engine.game import Game
+from scoreboard.bench.service_bench import stop_board
 from scoreboard.controller import ClockState, Committed
 from scoreboard.journal import Journal, JournalOpenError
 from scoreboard.journal_format import decode_entry, read_game
@@ -210,12 +211,7 @@ def board(folder: Path, racks: int) -> Iterator[Path]:
         SimControl.connect(f"{link}.control", timeout=60).close()
         yield link
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_board(proc)
 
 
 def board_looks(link: Path) -> None:

@@ -48,6 +48,18 @@ def mirror_into(r: Rig, service: Service, clock: Clock) -> None:
     r.feed = feed  # type: ignore[method-assign]
 
 
+def dealt(tmp_path: Path) -> tuple[Rig, Service, Clock]:
+    """A German table of two through the service, the first player drawn and the racks dealt."""
+    clock = Clock()
+    r = rig("de", 2, words=("HAUS",))
+    service = service_for(r, tmp_path, clock)
+    service.start("de", 2)
+    mirror_into(r, service, clock)
+    r.draw_first("AE")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    return r, service, clock
+
+
 def test_records_are_journaled_before_the_screen_and_a_restart_resumes(tmp_path: Path) -> None:
     clock = Clock()
     r = rig("de", 2, words=("HAUS",))
@@ -84,13 +96,7 @@ def test_records_are_journaled_before_the_screen_and_a_restart_resumes(tmp_path:
 
 
 def test_a_full_disk_refuses_the_step_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = Clock()
-    r = rig("de", 2, words=("HAUS",))
-    service = service_for(r, tmp_path, clock)
-    service.start("de", 2)
-    mirror_into(r, service, clock)
-    r.draw_first("AE")
-    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    r, service, clock = dealt(tmp_path)
     r.lay(0, "H8:H H9:A H10:U H11:S")
     before = service.state
     assert before is not None
@@ -179,13 +185,7 @@ def test_a_moment_alone_that_a_full_disk_refuses_does_not_undo_its_step(
     from scoreboard.journal import JournalWriteError, WriteFailure
     from scoreboard.journal_format import MOMENT_KIND, decode_entry
 
-    clock = Clock()
-    r = rig("de", 2, words=("HAUS",))
-    service = service_for(r, tmp_path, clock)
-    service.start("de", 2)
-    mirror_into(r, service, clock)
-    r.draw_first("AE")
-    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    r, service, clock = dealt(tmp_path)
     assert service.game_id is not None
     written = service.journal.append_many
 
