@@ -28,7 +28,7 @@ import functools
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from engine.board import Square
 from engine.errors import NotationError, ScoreboardError
@@ -52,9 +52,10 @@ from engine.tiles import BLANK, TileSet
 from engine.clock import GameClock, MoveTimer
 from scoreboard.controller.records import ClockState, Committed, Moment, Record, Started
 from scoreboard.value_codec import ValueCodec, ValueCodecError
-from scoreboard.journal import Entry
+from scoreboard.journal import Entry, GameInfo
 
 __all__ = [
+    "ABANDONED_KEY",
     "CLOCK_KIND",
     "COMMAND_KIND",
     "MOMENT_KIND",
@@ -68,6 +69,7 @@ __all__ = [
     "encode_command",
     "encode_meta",
     "encode_record",
+    "game_to_resume",
     "read_game",
     "rules_of",
 ]
@@ -420,3 +422,34 @@ def rules_of(started: Started) -> RuleProfile:
         return RuleProfile.from_rules_line(started.rules)
     except ScoreboardError as e:
         raise CodecError(str(e)) from None
+
+
+class GameLookup(Protocol):
+    """What :func:`game_to_resume` reads of a journal."""
+
+    def latest(self) -> GameInfo | None: ...
+
+    def unfinished(self) -> GameInfo | None: ...
+
+    def entries(self, game_id: int) -> list[Entry]: ...
+
+
+ABANDONED_KEY = "abandoned"  # a result that is not a tally: the game was left or could not go on
+
+
+def game_to_resume(journal: GameLookup) -> tuple[GameInfo, list[Entry], bool] | None:
+    """The game a start comes back to, its entries, and whether the table had left it.
+
+    That is the latest unfinished game, else the latest game if it finished with its tally
+    (the players were looking at it, perhaps correcting it); None when there is neither.
+    ``left``: the game's last moment says the table left it for a new one (the players
+    chose a new game), so a start does not come back to it.
+    """
+    info = journal.unfinished()
+    if info is None:
+        info = journal.latest()
+        if info is None or info.result is None or ABANDONED_KEY in info.result:
+            return None
+    entries = journal.entries(info.id)
+    moments = [e for e in entries if e.kind == MOMENT_KIND]
+    return info, entries, bool(moments) and moments[-1].payload.get("left") is True

@@ -89,9 +89,6 @@ def run(
         if journal.recovery_note:
             log.error("%s", journal.recovery_note)
         resume = resume_point(journal) if script is not None else None
-        if resume is not None and resume.over:
-            log.info("the scripted game is over; nothing to do")
-            return False
         if resume is not None and hardware.virtual is not None:
             hardware.virtual.advance(resume.at)  # a resumed script goes on at the time it stopped
         journaled: GameJournal = ScriptedJournal(journal) if script is not None else journal

@@ -22,6 +22,7 @@ from typing import Any
 from drivers.buttons.logic import ButtonEvent, ButtonId
 from engine.errors import ScoreboardError
 from scoreboard.journal import Entry, GameInfo, Journal
+from scoreboard.journal_format import game_to_resume
 from scoreboard.runner import Runner
 from scoreboard.sim.commands import Command, Location, Move, Place, Remove, Slide
 from scoreboard.table_script import End, Line, Press, Wait
@@ -64,6 +65,9 @@ class ScriptedJournal:
     def unfinished(self) -> GameInfo | None:
         return self.journal.unfinished()
 
+    def latest(self) -> GameInfo | None:
+        return self.journal.latest()
+
     def entries(self, game_id: int) -> list[Entry]:
         return self.journal.entries(game_id)
 
@@ -84,11 +88,10 @@ class ScriptedJournal:
 
 @dataclass(frozen=True)
 class ResumePoint:
-    """Where a scripted run stands in its journal: ``over`` (the scripted game finished),
-    else the unfinished game, the last script line it journaled, the time that line ended
-    (``until``) and its last entry's time (``at``)."""
+    """Where a scripted run stands in its journal: the game the service comes back to
+    (None: a new one), the last script line journaled (None: none yet), the time that line
+    ended (``until``) and the last entry's time (``at``)."""
 
-    over: bool
     game: int | None = None
     line: int | None = None
     at: float = 0.0
@@ -96,21 +99,27 @@ class ResumePoint:
 
 
 def resume_point(journal: Journal) -> ResumePoint:
-    """What a scripted run finds in ``journal``."""
-    latest = journal.latest()
-    if latest is not None and latest.finished and any(e.kind == SCRIPT_KIND for e in journal.entries(latest.id)):
-        return ResumePoint(over=True)
-    unfinished = journal.unfinished()
-    if unfinished is None:
-        return ResumePoint(over=False)
-    entries = journal.entries(unfinished.id)
+    """What a scripted run finds in ``journal``: the game a start resumes
+    (:func:`~scoreboard.journal_format.game_to_resume`, a finished one's tally included,
+    since a script may correct it), or the latest game's marks when the script left it
+    for a new one."""
+    found = game_to_resume(journal)
+    if found is not None:
+        info, entries, left = found
+        game = None if left else info.id
+    else:
+        latest = journal.latest()
+        if latest is None:
+            return ResumePoint()
+        entries, game = journal.entries(latest.id), None
     marks = [e.payload for e in entries if e.kind == SCRIPT_KIND]
-    line = marks[-1].get("line") if marks else None
-    until = marks[-1].get("until") if marks else None
+    if not marks and game is None:
+        return ResumePoint()  # (not a scripted game's)
+    line, until = (marks[-1].get("line"), marks[-1].get("until")) if marks else (None, None)
     at = max((e.at for e in entries), default=0.0)
     if not isinstance(line, int) or isinstance(line, bool):
-        return ResumePoint(False, unfinished.id, None, at, at)
-    return ResumePoint(False, unfinished.id, line, at, float(until) if isinstance(until, (int, float)) else at)
+        return ResumePoint(game, None, at, at)
+    return ResumePoint(game, line, at, float(until) if isinstance(until, (int, float)) else at)
 
 
 class ScriptPlayer:

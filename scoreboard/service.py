@@ -5,9 +5,10 @@ Journal records are appended (one transaction, fsync) before anything is shown; 
 append fails (a full disk) the step is discarded, so nothing is shown as accepted that the
 journal does not hold, and the display says why. A step that fails for any other reason (a
 bug) is dropped the same way: the state it started from is kept, and every state owns its
-game, so what the displays show is always what the journal holds. On start an unfinished
-game in the journal is resumed: its records are folded back into the controller (paused
-until a button is pressed), and the first settled board read shows what differs.
+game, so what the displays show is always what the journal holds. On start the journal's
+game is resumed (an unfinished one, or a finished one's tally until the players choose a
+new game): its records are folded back into the controller (paused until a button is
+pressed), and the first settled board read shows what differs.
 
 Board-link events are turned into controller inputs here (the stabiliser runs in the
 consumer), so the loops of :mod:`scoreboard.run_cli` only move events from the one queue.
@@ -35,6 +36,7 @@ from drivers.board.snapshot import BoardSnapshot
 from drivers.board.stabiliser import Stabiliser
 from drivers.display.oled import Display
 from engine.errors import ScoreboardError
+from engine.game import Tally
 from scoreboard.controller import (
     Append,
     Moment,
@@ -59,7 +61,7 @@ from scoreboard.controller import (
     TableState,
 )
 from scoreboard.journal import Entry, GameInfo, JournalWriteError, WriteFailure
-from scoreboard.journal_format import encode_meta, encode_record, read_game
+from scoreboard.journal_format import ABANDONED_KEY, encode_meta, encode_record, game_to_resume, read_game
 from scoreboard.lexicons import HouseList
 from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
 
@@ -72,6 +74,8 @@ class GameJournal(Protocol):
     """What the service needs of the journal (:class:`~scoreboard.journal.Journal` or a wrapper)."""
 
     def unfinished(self) -> GameInfo | None: ...
+
+    def latest(self) -> GameInfo | None: ...
 
     def entries(self, game_id: int) -> list[Entry]: ...
 
@@ -129,23 +133,30 @@ class Service:
     # --- start ---------------------------------------------------------------------------
 
     def start(self, profile: str, seats: int, *, paused: bool = True) -> None:
-        """Resume the journal's unfinished game (``paused``: until a button is pressed), or
-        wait for the draw of a new one under ``profile`` with ``seats`` players."""
+        """Resume the journal's game (:func:`game_to_resume`: an unfinished one, or a
+        finished one's tally, which may still be corrected), ``paused`` until a button is
+        pressed; or wait for the draw of a new one under ``profile`` with ``seats`` players."""
         now = self.clock()
-        info = self.journal.unfinished()
-        if info is not None:
+        found = game_to_resume(self.journal)
+        if found is not None and found[2]:  # the table had left it for a new game
+            info = found[0]
+            if info.finished is None:
+                self.journal.finish(info.id, {ABANDONED_KEY: "a new game was started"})
+        elif found is not None:
+            info, entries, _ = found
             try:
-                records = read_game(info.meta, self.journal.entries(info.id)).records
+                records = read_game(info.meta, entries).records
                 state, effects = self.table.restore(records, now, paused=paused)
             except (ScoreboardError, ValueError) as e:
                 log.error("cannot resume game %s: %s; it stays in the journal, a new game starts", info.id, e)
-                self.journal.finish(info.id, {"abandoned": f"could not be resumed: {e}"})
+                if info.finished is None:
+                    self.journal.finish(info.id, {ABANDONED_KEY: f"could not be resumed: {e}"})
             else:
                 self.game_id = info.id
                 log.info("resumed game %s (%d records)", info.id, len(records))
                 self._carry(state, effects, fresh=True)
-                if isinstance(state.phase, Over):  # ended, but not yet marked so
-                    self._game_over(GameOver(state.phase.game.tally()))
+                if isinstance(state.phase, Over) and info.result != _result(state.phase.game.tally()):
+                    self._game_over(GameOver(state.phase.game.tally()))  # ended or corrected, not yet written
                 return
         state, effects = self.table.new(now, profile, seats)
         self._carry(state, effects, fresh=True)
@@ -224,8 +235,6 @@ class Service:
         if self._pending_result is not None:
             self._finish(*self._pending_result)  # a result a full disk refused before
         old = self.state
-        if old is not None and old.game is not None and isinstance(state.phase, (Lobby, FirstDraw)):
-            self._abandon("a new game was started")  # the players left it for a new one
         for effect in effects:
             if isinstance(effect, Append):
                 try:
@@ -233,13 +242,16 @@ class Service:
                 except JournalWriteError as e:
                     if all(isinstance(r, Moment) for r in effect.records):  # no game record: the step stands
                         log.warning("the table's moment is not saved yet: %s", e)
-                        self._unsaved = next(r for r in reversed(effect.records) if isinstance(r, Moment))
+                        last = next(r for r in reversed(effect.records) if isinstance(r, Moment))
+                        self._unsaved = None if last.left else last  # (a game left: the start shows its tally again)
                         continue
                     self._refuse(e, fresh)
                     return
                 except Exception:
                     log.exception("the journal failed on %r; the step is dropped", effect)
                     return
+        if old is not None and old.game is not None and isinstance(state.phase, (Lobby, FirstDraw)):
+            self._abandon("a new game was started")  # the players left it for a new one (journaled so, above)
         self.state = state
         for effect in effects:
             try:
@@ -354,10 +366,11 @@ class Service:
             return
         try:
             if self.journal.game(self.game_id).finished is None:
-                self.journal.finish(self.game_id, {"abandoned": why})
+                self.journal.finish(self.game_id, {ABANDONED_KEY: why})
         except JournalWriteError as e:
             log.error("%s", e)  # it stays unfinished; the next start resumes it
         self.game_id = None
+        self._unsaved = None  # (that game's moment)
 
     def _finish(self, game_id: int, result: dict[str, Any]) -> None:
         """Write a game's result; a full disk keeps it for the next step and says so."""
@@ -372,16 +385,7 @@ class Service:
     def _game_over(self, effect: GameOver) -> None:
         if self.game_id is None:
             return
-        tally = effect.tally
-        result = {
-            "termination": tally.termination.value if tally.termination else None,
-            "rows": [
-                {"name": r.name, "score": r.score, "rack_adjustment": r.rack_adjustment, "final": r.final}
-                for r in tally.rows
-            ],
-            "winners": list(tally.winners),
-        }
-        self._finish(self.game_id, result)
+        self._finish(self.game_id, _result(effect.tally))
 
     def close(self) -> None:
         """Close the displays and the journal."""
@@ -391,3 +395,15 @@ class Service:
             except Exception:  # a display that fails on the way out must not keep the journal open
                 log.exception("closing a display failed")
         self.journal.close()
+
+
+def _result(tally: Tally) -> dict[str, Any]:
+    """A game's result as the journal keeps it."""
+    return {
+        "termination": tally.termination.value if tally.termination else None,
+        "rows": [
+            {"name": r.name, "score": r.score, "rack_adjustment": r.rack_adjustment, "final": r.final}
+            for r in tally.rows
+        ],
+        "winners": list(tally.winners),
+    }

@@ -16,7 +16,7 @@ from dataclasses import replace
 from .records import Moment
 from .state import Adjusting, Asking, Halt, Idle, Menu, Over, Playing, Reading, TableState
 
-__all__ = ["moment_of", "with_moment"]
+__all__ = ["left_moment", "moment_of", "with_moment"]
 
 
 def moment_of(s: TableState) -> Moment | None:
@@ -31,6 +31,15 @@ def moment_of(s: TableState) -> Moment | None:
         s.mode, phase.window, phase.clocks, phase.challenges, phase.challenge_due, phase.last_play_until,
         paused, s.next_profile, s.next_seats,
     )
+
+
+def left_moment(old: TableState, new: TableState) -> Moment | None:
+    """The last moment of ``old``'s game when ``new`` has left it for a new game (the lobby
+    or the draw for the first player), else None."""
+    last = moment_of(old)
+    if last is None or moment_of(new) is not None:
+        return None
+    return replace(last, left=True)
 
 
 def with_moment(s: TableState, m: Moment, *, same_clock: bool) -> TableState:

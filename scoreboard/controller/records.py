@@ -60,7 +60,10 @@ class Moment:
     mode (a Done being read, a question, the menu...), the challenge window and the
     challenges waiting for their ruling, the clocks as they run, a pause, the settings made
     for the next game. Journaled with a step whenever it changes, so that a restart comes
-    back to the very moment of the cut (:mod:`scoreboard.controller.moments`)."""
+    back to the very moment of the cut (:mod:`scoreboard.controller.moments`).
+
+    ``left``: the table left this game for a new one (the last moment a game gets); a
+    restart does not come back to it, even to a finished game's tally."""
 
     mode: Mode
     window: Window | None = None
@@ -71,6 +74,7 @@ class Moment:
     paused_since: float | None = None
     next_profile: str = ""
     next_seats: int = 0
+    left: bool = False
 
 
 Record: TypeAlias = Started | Committed | ClockState | Moment

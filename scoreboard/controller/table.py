@@ -35,7 +35,7 @@ from .effects import Append, Effect, Show
 from .first_draw import new_game, start_game
 from .inputs import BoardAway, BoardBack, BoardRead, Input, ReaderState, Tick
 from .messages import error
-from .moments import moment_of, with_moment
+from .moments import left_moment, moment_of, with_moment
 from .records import ClockState, Committed, Moment, Record, Started
 from .state import Asking, Idle, Lobby, Over, Playing, Reading, Shown, TableState
 from .view import frames
@@ -106,7 +106,7 @@ class Table:
         s = replace(s, tiles=replace(s.tiles, check_board=True))
         if moment is not None:
             s = with_moment(s, moment, same_clock=not paused)
-        if paused:
+        if paused and not isinstance(s.phase, Over):  # (a tally has no time to hold)
             s = pause(s)
         if (paused or moment is None) and isinstance(s.phase, Playing):  # times of another clock
             pending = s.phase.game.pending_play
@@ -118,8 +118,9 @@ class Table:
 
 def _with_moment(old: TableState, new: TableState, effects: list[Effect]) -> list[Effect]:
     """``effects`` with the new state's moment journaled (in the step's one append, last)
-    when it is not the old one's."""
-    moment = moment_of(new)
+    when it is not the old one's; a step that leaves a game for a new one journals that
+    game's last moment, marked left."""
+    moment = moment_of(new) or left_moment(old, new)
     if moment is None or moment == moment_of(old):
         return effects
     if effects and isinstance(effects[0], Append):
