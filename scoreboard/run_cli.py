@@ -90,7 +90,7 @@ def run(
             log.error("%s", journal.recovery_note)
         resume = resume_point(journal) if script is not None else None
         if resume is not None and hardware.virtual is not None:
-            hardware.virtual.advance(resume.at)  # a resumed script goes on at the time it stopped
+            hardware.virtual.advance(resume.start)  # a resumed script goes on at the time it stopped
         journaled: GameJournal = ScriptedJournal(journal) if script is not None else journal
         service = Service(
             build_table(config, hardware.tiles, state), journaled, hardware.displays,

@@ -116,8 +116,8 @@ class Runner:
         assert sim is not None
         while not self.done and virtual() < t - 1e-9:
             dt = min(QUANTUM_S, t - virtual())
-            reply = sim.advance(dt)
-            virtual.advance(dt)
+            virtual.advance(dt)  # first: what the board writes meanwhile is read at the quantum's end, whenever
+            reply = sim.advance(dt)  # the reader's thread gets to it (lockstep runs are the same every time)
             self._barrier(reply)
             self.drain()
             self.hardware.buttons.tick()

@@ -6,11 +6,14 @@ time in between. So that a service killed half-way and started again with the sa
 goes on where it stopped, :class:`ScriptedJournal` writes, with the records of every step,
 the script line that step completes and the virtual time that line ends: the records of a
 press's own button event and of what follows a board command carry its own line, everything
-else (a tick during a hold, too) the last line carried out to its end. A restarted run puts the simulated board back as the script had it after that line
-(the tiles the later lines moved before the cut are put back: the board is the table's, and
-the table goes back to where its journal stands), and goes on with the next line from the
-time that line ended, as the uninterrupted run did. Only the scripted path does this; the
-service and the journal know nothing of scripts.
+else (a tick during a hold, too) the last line carried out to its end. A restarted run puts
+the simulated board back as the script had it after that line (the tiles the later lines
+moved before the cut are put back: the board is the table's, and the table goes back to
+where its journal stands), sets the virtual clock to the time that line ended (not to a
+later entry's: a clock saved during the next line's hold) and goes on with the next line,
+as the uninterrupted run did. The game it goes on with is the one the service resumes, a
+finished game's tally included (a score corrected after the end). Only the scripted path
+does this; the service and the journal know nothing of scripts.
 """
 
 from __future__ import annotations
@@ -96,6 +99,14 @@ class ResumePoint:
     line: int | None = None
     at: float = 0.0
     until: float = 0.0
+
+    @property
+    def start(self) -> float:
+        """The time the resumed script goes on from: where its last journaled line ended.
+        Entries made after that by time alone (a clock saved while the next line's button
+        was held) come again at their time: the journal already holds them, and the
+        clock's state makes them the same. Without a line: the last entry's time."""
+        return self.until if self.line is not None else self.at
 
 
 def resume_point(journal: Journal) -> ResumePoint:
