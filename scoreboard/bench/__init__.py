@@ -35,12 +35,39 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
 ]
 
 
-def run_all(json_output: bool = False) -> int:
-    """Run every benchmark, print the figures (and one JSON line with ``json_output``)."""
+NAMES = tuple(name for name, _, _ in BENCHMARKS)
+
+
+class UnknownBenchmarkError(ValueError):
+    """A benchmark name that is not one of :data:`NAMES`."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"no benchmark {name!r}; there are: {', '.join(NAMES)}")
+        self.name = name
+
+
+def chosen(only: str | None = None, skip: str | None = None) -> list[str]:
+    """The benchmarks to run: ``only`` those (comma-separated), all but ``skip``'s."""
+    def names(text: str | None) -> list[str]:
+        out = [n.strip() for n in (text or "").split(",") if n.strip()]
+        for n in out:
+            if n not in NAMES:
+                raise UnknownBenchmarkError(n)
+        return out
+
+    wanted, skipped = names(only), names(skip)
+    return [n for n in NAMES if (not wanted or n in wanted) and n not in skipped]
+
+
+def run_all(json_output: bool = False, names: list[str] | None = None) -> int:
+    """Run the benchmarks ``names`` (default: every one), print the figures (and one JSON
+    line with ``json_output``)."""
     figures: dict[str, float] = {}
     print(f"# {platform.python_implementation()} {platform.python_version()} on "
           f"{platform.machine()}, {platform.system()} {platform.release()}")
     for name, what, runner in BENCHMARKS:
+        if names is not None and name not in names:
+            continue
         print(f"[{name}] {what}")
         result = runner()
         for key, value in result.items():
@@ -53,5 +80,10 @@ def run_all(json_output: bool = False) -> int:
 
 
 def cmd_bench(args: object) -> int:
-    """``scoreboard bench [--json]``: every benchmark's figures."""
-    return run_all(json_output=bool(getattr(args, "json", False)))
+    """``scoreboard bench [--json] [--only A,B] [--skip C]``: the benchmarks' figures."""
+    try:
+        names = chosen(getattr(args, "only", None), getattr(args, "skip", None))
+    except UnknownBenchmarkError as e:
+        print(f"scoreboard bench: {e}", file=sys.stderr)
+        return 2
+    return run_all(json_output=bool(getattr(args, "json", False)), names=names)
