@@ -204,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated faults")
     p.add_argument("--parent-pipe", type=int, metavar="FD",
                    help="stop when this pipe's other end closes (the process that started it is gone)")
+    p.add_argument("--own-folder", action="store_true",
+                   help="the link's folder is this simulator's (a temporary one): remove it on the way out")
     p.set_defaults(func=Handler("scoreboard.sim.cli:cmd_simulate_board"))
 
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")

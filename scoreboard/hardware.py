@@ -190,7 +190,7 @@ def _start_simulator(config: Config, lockstep: bool, cleanups: list[Callable[[],
     # the simulator stops when this pipe closes: with us, however we end (SIGKILL too)
     watched, held = os.pipe()
     try:
-        process = subprocess.Popen([*command, "--parent-pipe", str(watched)], stdin=subprocess.DEVNULL,
+        process = subprocess.Popen([*command, "--parent-pipe", str(watched), "--own-folder"], stdin=subprocess.DEVNULL,
                                    pass_fds=(watched,))
     except BaseException:
         os.close(held)

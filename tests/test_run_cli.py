@@ -134,8 +134,10 @@ def test_a_killed_service_takes_its_simulator_with_it() -> None:
             if simulator is not None and not _gone(simulator):
                 os.kill(simulator, signal.SIGKILL)  # the test failed: leave nothing running
             notify.close()
-        assert not control.exists()  # it stopped cleanly: its socket and link removed
-        shutil.rmtree(control.parent, ignore_errors=True)  # the folder the killed service could not remove
+        assert not control.exists()  # it stopped cleanly: its socket and link removed ...
+        leftover = control.parent.exists()
+        shutil.rmtree(control.parent, ignore_errors=True)
+        assert not leftover, "... and the temporary folder the killed service could not remove"
 
 
 def test_the_window_display_shows_frames(monkeypatch: pytest.MonkeyPatch) -> None:

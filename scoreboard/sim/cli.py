@@ -5,14 +5,17 @@ FILE`` (:mod:`scoreboard.sim.script`), ``--virtual-clock``, ``--control PATH``
 (:mod:`scoreboard.sim.control`) and ``--lockstep``, ``--racks N``, ``--slots N``, ``--seed
 N``, ``--parent-pipe FD``: the read end of a pipe whose write end the starting process
 holds; the simulator stops when it reads end-of-file, whatever way that process went
-(even SIGKILL; any POSIX system). Exit 0 when stopped (SIGTERM, SIGINT, ``exit`` or the
-parent gone), 2 when it cannot start.
+(even SIGKILL; any POSIX system); ``--own-folder``: the link's folder is the simulator's
+(a temporary one its parent made), removed when it stops, so that a parent killed before
+it could clean up leaves nothing behind. Exit 0 when stopped (SIGTERM, SIGINT, ``exit`` or
+the parent gone), 2 when it cannot start.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -82,6 +85,8 @@ def cmd_simulate_board(args: argparse.Namespace) -> int:
         board.close()
         for s, handler in old.items():
             signal.signal(s, handler)
+        if getattr(args, "own_folder", False):
+            shutil.rmtree(Path(args.link).parent, ignore_errors=True)
     return 0
 
 
