@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from tablehelpers import Rig, rig
 
 from drivers.board.protocol import Loc
@@ -446,6 +448,38 @@ def test_a_running_clock_is_journaled_now_and_then_and_restored() -> None:
     state, _ = fresh.table.restore(r.journal, now=r.now)
     assert isinstance(state.phase, Playing) and state.phase.clocks is not None
     assert state.phase.clocks.game.used[0] == states[-1].used[0]
+
+
+def test_the_clock_stops_at_the_done_press_not_at_the_board_read_that_judges_it() -> None:
+    """Done is the player's clock button: the sweep or two the board takes to read the play
+    is not the player's time (nor does a restart that reads the board at another moment
+    change whose time it was)."""
+    r = started("en-tournament", words=("HAUS",), clock=25)
+    clocks = r.phase.clocks
+    assert clocks is not None and clocks.game.running == 0
+    since, used = clocks.game.since, clocks.game.used[0]
+    r.lay(0, "H8:H H9:A H10:U H11:S", read=False)
+    r.press(1, Role.DONE, read=False)
+    pressed = r.now - 0.15  # (the rig's press: down 0.05 s after now, up 0.15 s later)
+    r.read(0.4, settled=False)  # the board is still settling ...
+    r.read(0.9)  # ... and reads the play 1.3 s after the press
+    assert [type(c) for c in commands(r)][-1] is Play
+    clocks = r.phase.clocks
+    assert clocks is not None and clocks.game.running == 1
+    assert clocks.game.used[0] == pytest.approx(used + pressed - since)
+    assert clocks.game.since == pytest.approx(pressed)  # Ben's time runs from the press
+    assert [rec for rec in r.journal if isinstance(rec, ClockState)][-1].used[0] == pytest.approx(used + pressed - since)
+
+
+def test_a_refused_done_leaves_the_players_clock_running() -> None:
+    r = started("en-tournament", words=("HAUS",), clock=25)
+    r.lay(0, "H8:H H10:U")  # a gap between the tiles: refused
+    r.done(1)
+    assert not [c for c in commands(r) if isinstance(c, Play)]
+    clocks = r.phase.clocks
+    assert clocks is not None and clocks.game.running == 0 and r.game.turn == 0
+    r.tick(5)
+    assert r.phase.clocks is not None and r.phase.clocks.game.used_by(0, r.now) >= 5
 
 
 def test_a_restore_teaches_the_house_list_an_overridden_ruling_again() -> None:

@@ -2,7 +2,8 @@
 
 The clock of the player to move runs while the game is in play and time does not stand
 still (:func:`sync_clock`, after every step); its state is journaled when the turn changes
-and every :attr:`Settings.clock_save_s` while it runs. While time stands still (the Pause
+and every :attr:`Settings.clock_save_s` while it runs. A play judged on a Done hands the
+clock on at the press (:func:`hand_on`), as a chess clock's button does. While time stands still (the Pause
 button, the board link down) the challenge window, the move timer, a waiting correction
 and the messages on the display move on by the time that stood still.
 """
@@ -25,7 +26,7 @@ from .messages import error
 from .records import ClockState
 from .state import Asking, BlankPick, Clocks, Confirming, Halt, Idle, Over, Playing, Reading, TableState
 
-__all__ = ["board_away", "board_back", "move_limit", "new_clocks", "pause", "resume", "sync_clock"]
+__all__ = ["board_away", "board_back", "hand_on", "move_limit", "new_clocks", "pause", "resume", "sync_clock"]
 
 
 def new_clocks(minutes: int | None, move_limit: int | None, players: int) -> Clocks | None:
@@ -57,6 +58,22 @@ def sync_clock(ctx: Context, s: TableState) -> Step:
         clocks = Clocks(c.game.run(want, now), move, now)
     record: Fx = (Append((ClockState(clocks.game.used),)),)
     return replace(s, phase=replace(phase, clocks=clocks)), record
+
+
+def hand_on(s: TableState, at: float) -> Step:
+    """The clock handed to the player whose turn it now is at ``at``, not now: a Done's
+    press is the player's clock button, and the board read that judged it comes a sweep or
+    more later, which is not the player's time. Time already counted (a save or a pause
+    since the press) stays counted. Nothing when the turn did not change."""
+    phase = s.phase
+    if not isinstance(phase, Playing) or phase.clocks is None or s.halt is not None:
+        return s, ()
+    c, game = phase.clocks, phase.game
+    if c.game.running is None or game.over or game.turn == c.game.running:
+        return s, ()
+    at = min(s.now, max(at, c.game.since))
+    clocks = Clocks(c.game.run(game.turn, at), c.move.begin(game.turn, at), at)
+    return replace(s, phase=replace(phase, clocks=clocks)), (Append((ClockState(clocks.game.used),)),)
 
 
 def move_limit(ctx: Context, s: TableState) -> Step:

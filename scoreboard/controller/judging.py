@@ -26,6 +26,7 @@ from engine.tiles import BLANK, Tile
 from scoreboard.screens.models import ConfirmKind, ErrorKind
 
 from .challenges import close_pending_window, open_window
+from .clocks import hand_on
 from .commit import Fx, Step, commit, lexicon, playing
 from .context import Context
 from .messages import error, refusal, squares_text
@@ -84,7 +85,8 @@ def judge(ctx: Context, s: TableState, w: Waiting, snap: BoardSnapshot) -> Step:
             return s, fx  # that play ended the game
     new = tuple((sq, uid) for sq, uid in sorted(cells.items()) if sq not in s.tiles.board)
     s, more = _lay(ctx, s, seat, new) if new else _nothing_laid(ctx, s, seat, snap, w.long)
-    return s, fx + more
+    s, handed = hand_on(s, w.pressed)  # a play taken: the player's time stopped at the press
+    return s, fx + more + handed
 
 
 def _lay(ctx: Context, s: TableState, seat: int, laid: tuple[tuple[Square, bytes], ...]) -> Step:
