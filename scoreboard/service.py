@@ -179,6 +179,8 @@ class Service:
             case SnapshotReceived(snapshot=snapshot, at=at):
                 stab = self.stabiliser
                 stab.update(snapshot, at)
+                if not stab.warm:
+                    return  # (just started: nothing is known of the board yet, not even that it is empty)
                 dups = tuple((uid, tuple(locs)) for uid, locs in sorted(stab.duplicates.items()))
                 self.handle(BoardRead(stab.stable, stab.is_settled, at, dups))
                 self._log_reading(dups)

@@ -471,6 +471,20 @@ def test_the_clock_stops_at_the_done_press_not_at_the_board_read_that_judges_it(
     assert [rec for rec in r.journal if isinstance(rec, ClockState)][-1].used[0] == pytest.approx(used + pressed - since)
 
 
+def test_a_pass_confirmed_by_a_held_done_stops_the_clock_when_the_press_began() -> None:
+    r = started("en-tournament", words=("HAUS",), clock=25)
+    clocks = r.phase.clocks
+    assert clocks is not None
+    since, used = clocks.game.since, clocks.game.used[0]
+    r.done(1)  # nothing laid: a pass? (asked)
+    r.done(1, long=True)
+    held_from = r.now - 0.3 - 2.0  # (the rig's long press: down 0.05 s after now, up 2 s later; a read after)
+    assert isinstance(commands(r)[-1], Pass)
+    clocks = r.phase.clocks
+    assert clocks is not None and clocks.game.running == 1
+    assert clocks.game.used[0] == pytest.approx(used + held_from - since)
+
+
 def test_a_refused_done_leaves_the_players_clock_running() -> None:
     r = started("en-tournament", words=("HAUS",), clock=25)
     r.lay(0, "H8:H H10:U")  # a gap between the tiles: refused

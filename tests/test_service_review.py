@@ -224,6 +224,9 @@ def _journal(state: Path) -> list[tuple[float, object]]:
                 if e.kind != "script"]
 
 
+SLACK = 1.0
+
+
 def test_a_resumed_scripted_run_does_not_charge_the_restart_to_the_clock(resumed_run: Path) -> None:
     """run() calls service.start() while the ManualClock is still at 0 and only then advances
     it to the journal's last time: the restored clock starts running at 0, so the first
@@ -232,12 +235,21 @@ def test_a_resumed_scripted_run_does_not_charge_the_restart_to_the_clock(resumed
 
     clocks = [(at, rec.used) for at, rec in _journal(resumed_run) if isinstance(rec, ClockState)]
     assert len(clocks) >= 2
-    for (at0, used0), (at1, used1) in itertools.pairwise(clocks):
-        assert at1 >= at0 - 1e-6, f"a clock state journaled back in time: {at0} then {at1}: {clocks}"
-        # (0.1: an entry's time is when it was written, a clock's when its step happened)
-        assert sum(used1) - sum(used0) <= at1 - at0 + 0.1, (
-            f"the clocks ran {sum(used1) - sum(used0):.2f} s in {at1 - at0:.2f} s: {clocks}"
+    # (a resumed script goes on where its last line ended, which may be before the last entry
+    # (a clock saved by time alone): time then runs over a stretch again, so entries may go
+    # back in time; one clock runs at a time, so the clocks never run faster than time)
+    first_at, first_used = clocks[0]
+    for at, used in clocks:
+        # (SLACK: an entry's time is when it was written, and a clock is handed on at the
+        # Done's press, a board read before the step that journals it)
+        assert sum(used) - sum(first_used) <= at - first_at + SLACK, (
+            f"the clocks ran {sum(used) - sum(first_used):.2f} s in {at - first_at:.2f} s: {clocks}"
         )
+    for (at0, used0), (at1, used1) in itertools.pairwise(clocks):
+        if at1 >= at0:
+            assert sum(used1) - sum(used0) <= at1 - at0 + SLACK, (
+                f"the clocks ran {sum(used1) - sum(used0):.2f} s in {at1 - at0:.2f} s: {clocks}"
+            )
 
 
 def test_a_resumed_scripted_run_keeps_the_challenge_window_open(resumed_run: Path) -> None:

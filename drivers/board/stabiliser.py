@@ -107,8 +107,15 @@ class Stabiliser:
         self._duplicates: dict[bytes, tuple[Loc, ...]] = {}
         self._settled: deque[Settled] = deque()
         self._last: float | None = None
+        self._warm = False
 
     # --- state ---
+
+    @property
+    def warm(self) -> bool:
+        """True once the stable board is built from readings: the first reports after a
+        start leave every tile pending, and the empty stable board then is not the board."""
+        return self._warm
 
     @property
     def stable(self) -> BoardSnapshot:
@@ -164,6 +171,7 @@ class Stabiliser:
             events.append(StableBoard(self._stable, now))
         for loc in ripe.keys() - held:
             del self._pending[loc]
+        self._warm = self._warm or bool(ripe) or not self._pending
         held_uids = {uid for loc in held if (uid := ripe[loc]) is not None}
         events += self._report_duplicates(raw, held_uids, now)
         if not self._pending:

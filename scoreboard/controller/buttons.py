@@ -17,7 +17,7 @@ from drivers.buttons.logic import ButtonEvent, Kind, Role
 from scoreboard.screens.models import ConfirmKind, ErrorKind
 
 from .challenges import challenge, unseen
-from .clocks import resume
+from .clocks import hand_on, resume
 from .commit import Step, playing
 from .context import Context
 from .corrections import adjust_button, ask, asking_button, choose, menu_button
@@ -55,10 +55,14 @@ def press(ctx: Context, s: TableState, e: ButtonEvent) -> Step:
         case Adjusting() as adjusting:
             return adjust_button(s, adjusting, e.role, seat, long), ()
         case BlankPick() as p if seat == p.seat:
-            return _pick_button(ctx, s, p, e.role, long)
+            picked, fx = _pick_button(ctx, s, p, e.role, long)
+            picked, handed = hand_on(picked, e.at)  # the letter taken, the play made: the clock stopped at the press
+            return picked, fx + handed
         case Confirming() as c if seat == c.seat:
             if e.role is Role.DONE and long:
-                return confirm(ctx, s, c)
+                confirmed, fx = confirm(ctx, s, c)
+                confirmed, handed = hand_on(confirmed, e.at)
+                return confirmed, fx + handed
             if e.role is Role.CHALLENGE:
                 return replace(s, mode=Idle()), ()
             return s, ()
