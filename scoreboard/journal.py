@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 import errno
+import functools
 import json
 import math
 import os
@@ -603,13 +604,25 @@ def _check(db: Path) -> None:
         problems = [_text(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             raise _Unusable("corrupt", f"is damaged ({'; '.join(problems[:3])})")
+        schema = _schema_of(conn)
         if version == 0:
-            return  # no tables yet
-        games = conn.execute("SELECT id, meta, result, finished FROM games ORDER BY id").fetchall()
-        for game_id, meta, result, _ in games:
+            if not schema:
+                return  # no tables yet
+            names = sorted({_text(row[1]) for row in schema if row[0] == b"table"})
+            if {"games", "entries"} <= set(names):  # a journal whose version number was lost
+                raise _Unusable("corrupt", "is damaged: it holds a journal's tables but no schema version")
+            raise _Unusable("foreign", f"is not a game journal (it holds the tables {', '.join(names)})", salvage=False)
+        if schema != _expected_schema(version):
+            raise _Unusable("corrupt", "is damaged: its tables are not the journal's (the schema text differs)")
+        games = conn.execute("SELECT id, meta, result, started, finished FROM games ORDER BY id").fetchall()
+        for game_id, meta, result, started, finished in games:
             _object(meta, f"game {game_id} meta data")
             if result is not None:
                 _object(result, f"game {game_id} result")
+            for value, what in ((started, "start"), (finished, "end")):
+                if value is not None and not _is_time(_text(value, strict=f"game {game_id}'s {what} time")):
+                    raise _Unusable("corrupt", f"is damaged: game {game_id}'s {what} time is {value[:40]!r}")
+        games = [(g[0], g[1], g[2], g[4]) for g in games]
         ids = {games[-1][0]} if games else set()
         ids |= {g[0] for g in games if g[3] is None}
         for game_id in sorted(ids)[-2:]:
@@ -627,6 +640,40 @@ def _check(db: Path) -> None:
         raise _Unusable("corrupt", f"is not a readable journal ({e})") from None
     finally:
         conn.close()
+
+
+def _schema_of(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    """What a database's ``sqlite_master`` says of its tables and indexes, in order."""
+    return conn.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' ORDER BY type, name"
+    ).fetchall()
+
+
+@functools.cache
+def _schema_made_by(migrations: tuple[Migration, ...]) -> list[tuple[Any, ...]]:
+    """``sqlite_master`` of a journal that ``migrations`` made, in a database in memory."""
+    conn = sqlite3.connect(":memory:")
+    conn.text_factory = bytes
+    try:
+        for migration in migrations:
+            migration(conn)
+        return _schema_of(conn)
+    finally:
+        conn.close()
+
+
+def _expected_schema(version: int) -> list[tuple[Any, ...]]:
+    """``sqlite_master`` of a journal at schema ``version``, as the migrations make it."""
+    return _schema_made_by(MIGRATIONS[:version])
+
+
+def _is_time(text: str) -> bool:
+    """Whether ``text`` is an ISO 8601 time, as the journal writes them."""
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 _ENVIRONMENT = {  # what a read can fail on that is not the file's fault

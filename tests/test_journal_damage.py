@@ -228,3 +228,62 @@ def test_a_byte_changed_in_the_schema_never_escapes(tmp_path: Path) -> None:
         with Journal.open(tmp_path / "s") as journal:
             journal.games()
         assert sqlite3.sqlite_version  # (each trial got here: no other exception escaped)
+
+
+# --- damage that reads as a database: the schema, its version, the games' times -------------
+
+
+def closed_journal(folder: Path, records: int = 5) -> int:
+    """A journal closed cleanly (its records checkpointed into ``journal.db``); its game."""
+    with Journal.open(folder, now=fixed_now) as journal:
+        game = journal.start_game({"rules": "de", "players": ["A", "B"], "first": 0, "draws": []})
+        journal.append_many(game, [("k", {"n": n}, float(n)) for n in range(records)])
+    return game
+
+
+def edit(folder: Path, *sql: str) -> bytes:
+    """Run ``sql`` on the closed journal behind SQLite's checks; the file's bytes after."""
+    conn = sqlite3.connect(folder / JOURNAL_NAME)
+    try:
+        for statement in sql:
+            conn.execute(statement)
+        conn.commit()
+    finally:
+        conn.close()
+    return (folder / JOURNAL_NAME).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("sql", "tag"),
+    [
+        (("PRAGMA user_version = 0",), "corrupt"),
+        (("PRAGMA writable_schema = ON",
+          "UPDATE sqlite_master SET sql = replace(sql, 'PRIMARY KEY', 'PRAMARY KEY') WHERE name = 'games'"), "corrupt"),
+        (("UPDATE games SET started = CAST(x'32303236ff' AS TEXT)",), "corrupt"),
+        (("UPDATE games SET finished = 'yesterday'",), "corrupt"),
+    ],
+    ids=["version lost", "schema text", "start time not UTF-8", "end time not a time"],
+)
+def test_a_journal_damaged_where_sqlite_does_not_look_is_set_aside_and_salvaged(
+    tmp_path: Path, sql: tuple[str, ...], tag: str
+) -> None:
+    closed_journal(tmp_path)
+    damaged = edit(tmp_path, *sql)
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovered_from is not None and journal.recovered_from.name.startswith(f"{JOURNAL_NAME}.{tag}-")
+        assert journal.recovered_from.read_bytes() == damaged  # kept byte for byte
+        assert journal.recovery_note is not None
+        journal.games()  # the new journal reads: no exit on every start
+
+
+def test_a_foreign_sqlite_file_is_set_aside_not_filled_with_the_journals_tables(tmp_path: Path) -> None:
+    edit(tmp_path, "CREATE TABLE photos (name TEXT)", "INSERT INTO photos VALUES ('Anna.jpg')")
+    foreign = (tmp_path / JOURNAL_NAME).read_bytes()
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovered_from is not None and journal.recovered_from.name.startswith(f"{JOURNAL_NAME}.foreign-")
+        assert journal.recovered_from.read_bytes() == foreign
+        assert journal.games() == []
+    (tmp_path / "other").mkdir()
+    edit(tmp_path / "other", "CREATE TABLE photos (name TEXT)")
+    with pytest.raises(JournalCorruptError, match="not a game journal"):  # an export neither
+        Journal.open_existing(tmp_path / "other")
