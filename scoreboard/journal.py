@@ -24,6 +24,7 @@ import functools
 import json
 import math
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -213,16 +214,21 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def set_aside(db: Path, tag: str, moment: datetime) -> Path:
-    """Rename ``db`` and its ``-wal``/``-shm`` to ``NAME.TAG-YYYYmmddTHHMMSS`` (UTC; ``-2``,
-    ``-3``... when taken); returns the new path of ``db``. Never overwrites a file."""
+def _free_name(db: Path, tag: str, moment: datetime) -> str:
+    """``NAME.TAG-YYYYmmddTHHMMSS`` (UTC; ``-2``, ``-3``... when taken by it or its side files)."""
     base = f"{db.name}.{tag}-{moment.astimezone(UTC):%Y%m%dT%H%M%S}"
     n = 1
     while True:
         name = base if n == 1 else f"{base}-{n}"
         if not any(os.path.lexists(db.with_name(name + s)) for s in ("", *_SIDE_FILES)):
-            break
+            return name
         n += 1
+
+
+def set_aside(db: Path, tag: str, moment: datetime) -> Path:
+    """Rename ``db`` and its ``-wal``/``-shm`` to ``NAME.TAG-YYYYmmddTHHMMSS`` (UTC; ``-2``,
+    ``-3``... when taken); returns the new path of ``db``. Never overwrites a file."""
+    name = _free_name(db, tag, moment)
     target = db.with_name(name)
     # the WAL first: a stale WAL must never be replayed into the fresh journal
     for suffix in (*_SIDE_FILES, ""):
@@ -346,6 +352,28 @@ class Journal:
         except _Unusable as bad:
             error = JournalVersionError if bad.tag == "newer" else JournalCorruptError
             raise error(f"{db}: {bad.message}") from None
+
+    def keep_copy(self, tag: str) -> Path:
+        """Copy the journal's files as they are, byte for byte, to ``journal.db.TAG-STAMP``
+        (with any ``-wal`` and ``-shm``; :func:`set_aside`'s names) before a write changes
+        them (a game that cannot be read is about to be marked so); the copy's path.
+        :class:`JournalWriteError` when the copy cannot be made."""
+        with self._lock:
+            name = _free_name(self.path, tag, self._now())
+            try:
+                for suffix in ("", *_SIDE_FILES):
+                    source = self.path.with_name(self.path.name + suffix)
+                    if os.path.lexists(source):
+                        target = self.path.with_name(name + suffix)
+                        shutil.copyfile(source, target)
+                        with open(target, "rb") as f:
+                            os.fsync(f.fileno())
+                _fsync_dir(self.path.parent)
+            except OSError as e:
+                raise JournalWriteError(
+                    f"cannot keep a copy of the game journal {self.path}: {e.strerror or e}", _failure(e)
+                ) from None
+            return self.path.with_name(name)
 
     def close(self) -> None:
         """Close the file (idempotent)."""

@@ -15,7 +15,8 @@ records, a restart resumes from them, and ``scoreboard export`` replays them.
   window, clocks...) is an entry of kind ``moment``, written by :mod:`scoreboard.value_codec`:
   ``{"$": "Moment", "mode": {"$": "Menu", "selected": 2, "under": {"$": "Idle"}}, ...}``.
 
-Entries of other kinds (a newer version's, a scripted run's) are left to their readers.
+Entries of the kinds in :data:`OTHER_KINDS` (a scripted run's marks) are left to their
+readers; any other kind in a game is damage (a newer version bumps the schema version).
 The command codec is table-driven: :data:`COMMAND_TYPES` names each command class once
 (the name is the stored form, so a class may be renamed without touching old journals),
 and each field is encoded by its annotated type.
@@ -59,6 +60,7 @@ __all__ = [
     "CLOCK_KIND",
     "COMMAND_KIND",
     "MOMENT_KIND",
+    "OTHER_KINDS",
     "COMMAND_TYPES",
     "TYPE_KEY",
     "CodecError",
@@ -395,25 +397,39 @@ class GameRecords:
     started: Started
     profile: RuleProfile
     records: tuple[Record, ...]
+    dropped: tuple[str, ...] = ()  # moments that could not be read, and why
+
+
+OTHER_KINDS = frozenset({"script"})
+"""Entry kinds other parts write into a game (a scripted run's marks), left to them."""
 
 
 def read_game(meta: Mapping[str, Any], entries: Iterable[Entry]) -> GameRecords:
     """The records of a journaled game, from its meta data and entries (a resume).
 
-    Entries of kinds this format does not hold are skipped; a bad one is a
-    :class:`CodecError` naming its number.
+    A bad command or clock entry, or one of a kind nobody writes, is a :class:`CodecError`
+    naming its number (the game cannot be rebuilt without it: damage). A moment that cannot
+    be read is dropped and told in :attr:`GameRecords.dropped`: it holds where the table
+    was, not the game, and an earlier one (or none) does instead.
     """
     started = decode_meta(meta)
     profile = rules_of(started)
     records: list[Record] = [started]
+    dropped: list[str] = []
     for entry in entries:
+        if entry.kind in OTHER_KINDS:
+            continue
         try:
             record = decode_entry(entry.kind, entry.payload, profile.tile_set)
         except CodecError as e:
+            if entry.kind == MOMENT_KIND:
+                dropped.append(f"entry {entry.seq}: {e}")
+                continue
             raise CodecError(f"entry {entry.seq} {entry.payload!r}: {e}") from None
-        if record is not None:
-            records.append(record)
-    return GameRecords(started, profile, tuple(records))
+        if record is None:
+            raise CodecError(f"entry {entry.seq} is of a kind no journal writes: {entry.kind!r}")
+        records.append(record)
+    return GameRecords(started, profile, tuple(records), tuple(dropped))
 
 
 def rules_of(started: Started) -> RuleProfile:

@@ -101,8 +101,9 @@ def run(
         )
         runner = Runner(service, hardware, notifier, stop)
         service.start(profile.name, len(config.game.players), paused=script is None)
-        if journal.recovered_from is not None:  # the players' helper is told where it is
-            service.announce(ErrorScreen(ErrorKind.JOURNAL_DAMAGED, _stamp(journal.recovered_from)), DAMAGE_NOTICE_S)
+        kept = journal.recovered_from or service.kept_copy
+        if kept is not None:  # the players' helper is told where it is
+            service.announce(ErrorScreen(ErrorKind.JOURNAL_DAMAGED, _stamp(kept)), DAMAGE_NOTICE_S)
         hardware.start()
         notifier.ready("scoreboard running")
         if script is not None:

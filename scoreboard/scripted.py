@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from drivers.buttons.logic import ButtonEvent, ButtonId
@@ -32,7 +33,7 @@ from scoreboard.table_script import End, Line, Press, Wait
 
 __all__ = ["SCRIPT_KIND", "ResumePoint", "ScriptError", "ScriptPlayer", "ScriptedJournal", "board_model", "resume_point"]
 
-SCRIPT_KIND = "script"
+SCRIPT_KIND = "script"  # (one of journal_format.OTHER_KINDS)
 """Journal entries of a scripted run: ``{"line": N, "until": T}``, the script line of the
 step's records and the virtual time that line ends."""
 
@@ -84,6 +85,9 @@ class ScriptedJournal:
 
     def game(self, game_id: int) -> GameInfo:
         return self.journal.game(game_id)
+
+    def keep_copy(self, tag: str) -> Path:
+        return self.journal.keep_copy(tag)
 
     def close(self) -> None:
         self.journal.close()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Protocol, TextIO, assert_never
 
 from drivers.board.link import (
@@ -87,6 +88,8 @@ class GameJournal(Protocol):
 
     def game(self, game_id: int) -> GameInfo: ...
 
+    def keep_copy(self, tag: str) -> Path: ...
+
     def close(self) -> None: ...
 
 
@@ -127,6 +130,7 @@ class Service:
         self._pending_result: tuple[int, dict[str, Any]] | None = None
         self._failed: ErrorScreen | None = None
         self._unsaved: Moment | None = None  # the table's moment, when a full disk refused it alone
+        self.kept_copy: Path | None = None  # the journal's files copied aside: a game in it could not be read
         self._reading: tuple[str, ...] = ()  # what the log last said was wrong with the board
         self._read_seen: tuple[BoardSnapshot, tuple[tuple[bytes, tuple[Loc, ...]], ...], str] | None = None
 
@@ -141,17 +145,18 @@ class Service:
         if found is not None and found[2]:  # the table had left it for a new game
             info = found[0]
             if info.finished is None:
-                self.journal.finish(info.id, {ABANDONED_KEY: "a new game was started"})
+                self._mark_abandoned(info.id, "a new game was started")
         elif found is not None:
             info, entries, _ = found
             try:
-                records = read_game(info.meta, entries).records
+                read = read_game(info.meta, entries)
+                records = read.records
                 state, effects = self.table.restore(records, now, paused=paused)
             except (ScoreboardError, ValueError) as e:
-                log.error("cannot resume game %s: %s; it stays in the journal, a new game starts", info.id, e)
-                if info.finished is None:
-                    self.journal.finish(info.id, {ABANDONED_KEY: f"could not be resumed: {e}"})
+                self._unreadable(info, e)
             else:
+                for why in read.dropped:
+                    log.warning("game %s: a moment could not be read (%s); the table comes back to an earlier one", info.id, why)
                 self.game_id = info.id
                 log.info("resumed game %s (%d records)", info.id, len(records))
                 self._carry(state, effects, fresh=True)
@@ -160,6 +165,26 @@ class Service:
                 return
         state, effects = self.table.new(now, profile, seats)
         self._carry(state, effects, fresh=True)
+
+    def _unreadable(self, info: GameInfo, error: Exception) -> None:
+        """Game ``info`` cannot be rebuilt from its records (damage): the journal's files are
+        copied aside byte for byte before anything is written (:attr:`kept_copy`, which the
+        display is to tell), then the game is marked so and a new one starts."""
+        try:
+            self.kept_copy = self.journal.keep_copy("unreadable")
+        except JournalWriteError as e:
+            log.error("%s", e)
+        where = f"; the journal's files as they were are kept as {self.kept_copy}" if self.kept_copy else ""
+        log.error("cannot resume game %s: %s%s; a new game starts", info.id, error, where)
+        if info.finished is None:
+            self._mark_abandoned(info.id, f"could not be resumed: {error}")
+
+    def _mark_abandoned(self, game_id: int, why: str) -> None:
+        """Bookkeeping at the start: a refused write (a full disk) is logged, the table goes on."""
+        try:
+            self.journal.finish(game_id, {ABANDONED_KEY: why})
+        except JournalWriteError as e:
+            log.error("game %s stays unfinished: %s", game_id, e)
 
     # --- inputs --------------------------------------------------------------------------
 

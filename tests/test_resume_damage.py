@@ -1,0 +1,97 @@
+"""A game in the journal that cannot be read back: kept aside before anything is written,
+told, and a new game; a damaged moment costs only where the table was."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+from test_service_review import Clock
+from test_tally_resume import cut, on_service, one_play, state  # noqa: F401  (state: the fixture)
+
+from scoreboard.controller import FirstDraw, Lobby, Playing
+from scoreboard.journal import JOURNAL_NAME, JournalWriteError, WriteFailure
+from scoreboard.journal_format import ABANDONED_KEY, OTHER_KINDS
+from scoreboard.scripted import SCRIPT_KIND
+
+
+def damage(folder: Path, sql: str) -> dict[str, bytes]:
+    """Change the cut journal behind SQLite's checks; its files' bytes after."""
+    conn = sqlite3.connect(folder / JOURNAL_NAME)
+    try:
+        conn.execute(sql)
+        conn.commit()
+    finally:
+        conn.close()
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.name.startswith(JOURNAL_NAME)}
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE entries SET payload = replace(payload, '\"type\":\"play\"', '\"type\":\"plax\"') WHERE kind = 'command'",
+        "UPDATE entries SET kind = 'commanc' WHERE kind = 'command'",
+    ],
+    ids=["a command changed", "a kind changed"],
+)
+def test_a_game_that_cannot_be_rebuilt_is_kept_aside_byte_for_byte_told_and_a_new_game_starts(
+    state: Path, sql: str  # noqa: F811
+) -> None:
+    clock = Clock(0.0)
+    r, service = one_play(state, clock)
+    game = service.game_id
+    assert game is not None
+    cut(service)
+    before = damage(state, sql)
+
+    again = on_service(r, state, clock)
+    assert isinstance(r.state.phase, (Lobby, FirstDraw))
+    kept = again.kept_copy
+    assert kept is not None and kept.name.startswith(f"{JOURNAL_NAME}.unreadable-")
+    assert kept.read_bytes() == before[JOURNAL_NAME]  # as found, before the game was marked
+    info = again.journal.game(game)
+    assert info.result is not None and ABANDONED_KEY in info.result
+    again.close()
+
+
+def test_a_damaged_moment_costs_only_where_the_table_was(state: Path, caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
+    clock = Clock(0.0)
+    r, service = one_play(state, clock)
+    game = service.game_id
+    assert game is not None
+    cut(service)
+    damage(state, "UPDATE entries SET payload = replace(payload, '\"Idle\"', '\"Idlf\"') WHERE kind = 'moment'")
+
+    with caplog.at_level(logging.WARNING):
+        again = on_service(r, state, clock)
+    assert again.game_id == game and isinstance(r.state.phase, Playing)
+    assert again.kept_copy is None
+    assert "a moment could not be read" in caplog.text
+    again.close()
+
+
+def test_a_full_disk_when_marking_the_unreadable_game_does_not_stop_the_start(state: Path) -> None:  # noqa: F811
+    clock = Clock(0.0)
+    r, service = one_play(state, clock)
+    cut(service)
+    damage(state, "UPDATE entries SET kind = 'commanc' WHERE kind = 'command'")
+
+    def full(*args: object, **kw: object) -> None:
+        raise JournalWriteError("disk full", WriteFailure.DISK_FULL)
+
+    from scoreboard.journal import Journal
+
+    original = Journal.finish
+    Journal.finish = full  # type: ignore[method-assign, assignment]
+    try:
+        again = on_service(r, state, clock)
+    finally:
+        Journal.finish = original  # type: ignore[method-assign]
+    assert isinstance(r.state.phase, (Lobby, FirstDraw))
+    again.close()
+
+
+def test_the_scripted_runs_marks_are_a_kind_the_journal_format_leaves_alone() -> None:
+    assert SCRIPT_KIND in OTHER_KINDS
