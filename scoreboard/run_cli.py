@@ -81,9 +81,10 @@ def run(
     notifier = ServiceNotifier()
     try:
         opened = Journal.open(state)
-    except JournalOpenError:  # the display says so before the service stops
+    except JournalOpenError:  # the display says so before the service stops, and goes on saying it
         for display in hardware.displays:
-            display.show(render(ErrorScreen(ErrorKind.JOURNAL_FAILED, "journal unreadable"), config.ui.language))  # type: ignore[arg-type]
+            display.show(render(ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT), config.ui.language))  # type: ignore[arg-type]
+            display.keep_shown()
         raise
     with opened as journal:
         if journal.recovery_note:
@@ -119,6 +120,7 @@ def run(
 
 
 JOURNAL_UNREADABLE = 3  # the exit status when the journal cannot be opened at all
+UNREADABLE_HINT = "scoreboard.service"  # whose log says why, on the display
 DAMAGE_NOTICE_S = 15.0  # how long the display tells of a damaged journal kept aside, at the start
 
 

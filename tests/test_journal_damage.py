@@ -287,3 +287,24 @@ def test_a_foreign_sqlite_file_is_set_aside_not_filled_with_the_journals_tables(
     edit(tmp_path / "other", "CREATE TABLE photos (name TEXT)")
     with pytest.raises(JournalCorruptError, match="not a game journal"):  # an export neither
         Journal.open_existing(tmp_path / "other")
+
+
+def test_a_journal_that_cannot_be_opened_stays_told_on_the_panel_after_the_service_stops(tmp_path: Path) -> None:
+    """The service ends with exit 3 (not restarted): the panel must keep saying why, not go
+    dark as luma's cleanup would switch it off."""
+    from scoreboard.config import load_config
+    from scoreboard.hardware import Simulation, build_hardware
+    from scoreboard.run_cli import UNREADABLE_HINT, run
+    from scoreboard.screens import ErrorKind, ErrorScreen, render
+
+    state = tmp_path / "state"
+    (state / JOURNAL_NAME).mkdir(parents=True)  # a directory where the file should be: no journal can be opened
+    config = load_config(None, ['game.players=["Anna", "Ben"]', "ui.language=fr", f"paths.state_dir={state}"])
+    with build_hardware(config, state, Simulation(tmp_path / "out", virtual_clock=True)) as hardware:
+        [display] = hardware.displays
+        with pytest.raises(JournalOpenError):
+            run(config, state, hardware, [])
+        assert display.device.persist  # luma leaves the frame on the panel at cleanup
+    shown = display.image
+    assert shown is not None
+    assert shown.tobytes() == render(ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT), "fr").tobytes()

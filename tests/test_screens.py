@@ -120,6 +120,7 @@ SCREENS: dict[str, Screen] = {
             (ErrorKind.MOVE_TIME_UP, "Anna"),
             (ErrorKind.JOURNAL_FAILED, "disk full"),
             (ErrorKind.JOURNAL_DAMAGED, "20261201T222015"),
+            (ErrorKind.JOURNAL_UNREADABLE, "scoreboard.service"),
             (ErrorKind.BAD_PLAY, "a blank on the board was replaced by another tile on the rack"),
             (ErrorKind.READER_FAULT, "H11-O11"),
             (ErrorKind.OPENING_TOO_SHORT, "H8"),

@@ -97,8 +97,14 @@ class Display:
         self.pushes += 1
         return True
 
+    def keep_shown(self) -> None:
+        """Leave the last frame on the panel when it is closed (a message that must outlast
+        the service, such as why it stopped), instead of clearing it and switching it off."""
+        self.device.persist = True
+
     def close(self) -> None:
-        """Release the device (luma clears and switches this panel off); once only."""
+        """Release the device (luma clears and switches this panel off, unless
+        :meth:`keep_shown`); once only."""
         if self._closed:
             return
         self._closed = True

@@ -137,6 +137,7 @@ class ErrorKind(enum.Enum):
     MOVE_TIME_UP = "move-time-up"  # the time for a move ran out; detail: player name
     JOURNAL_FAILED = "journal-failed"  # game record not saved, move not accepted; detail: why
     JOURNAL_DAMAGED = "journal-damaged"  # a damaged journal was kept aside; detail: its time stamp
+    JOURNAL_UNREADABLE = "journal-unreadable"  # the journal cannot be opened, the service stops; detail: where to look
     BAD_PLAY = "bad-play"  # any other invalid play; detail: the engine's reason, wrapped
     READER_FAULT = "reader-fault"  # a board reader does not answer: its cells cannot be read
     OPENING_TOO_SHORT = "opening-too-short"  # the first play has one tile; detail: its square

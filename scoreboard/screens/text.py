@@ -222,6 +222,15 @@ TEXT: dict[str, dict[Lang, str]] = {
                 },
             ),
             (
+                ErrorKind.JOURNAL_UNREADABLE,
+                {"de": "Protokoll unlesbar", "fr": "Journal illisible", "en": "Journal unreadable"},
+                {
+                    "de": "Lässt sich nicht öffnen. Der Grund steht im Log von:",
+                    "fr": "Ne s'ouvre pas. La raison est dans le log de :",
+                    "en": "It cannot be opened. The reason is in the log of:",
+                },
+            ),
+            (
                 ErrorKind.BAD_PLAY,
                 {"de": "Ungültiger Zug", "fr": "Coup non valable", "en": "Invalid play"},
                 {"de": "Zug nicht möglich:", "fr": "Coup impossible :", "en": "Play not allowed:"},
