@@ -225,10 +225,11 @@ def _free_name(db: Path, tag: str, moment: datetime) -> str:
         n += 1
 
 
-def set_aside(db: Path, tag: str, moment: datetime) -> Path:
+def set_aside(db: Path, tag: str, moment: datetime, name: str | None = None) -> Path:
     """Rename ``db`` and its ``-wal``/``-shm`` to ``NAME.TAG-YYYYmmddTHHMMSS`` (UTC; ``-2``,
-    ``-3``... when taken); returns the new path of ``db``. Never overwrites a file."""
-    name = _free_name(db, tag, moment)
+    ``-3``... when taken; or to ``name``, free); returns the new path of ``db``. Never
+    overwrites a file."""
+    name = name or _free_name(db, tag, moment)
     target = db.with_name(name)
     # the WAL first: a stale WAL must never be replayed into the fresh journal
     for suffix in (*_SIDE_FILES, ""):
@@ -237,6 +238,39 @@ def set_aside(db: Path, tag: str, moment: datetime) -> Path:
             os.rename(source, db.with_name(name + suffix))
     _fsync_dir(db.parent)
     return target
+
+
+RECOVERING_SUFFIX = ".recovering"  # a recovery under way: {"kept": NAME, "tag": ..., "message": ..., "salvage": ...}
+
+
+def _write_marker(marker: Path, moved: Path, bad: _Unusable) -> None:
+    """The note that a recovery from ``moved`` is under way (written whole, then synced)."""
+    part = marker.with_name(marker.name + ".part")
+    data = {"kept": moved.name, "tag": bad.tag, "message": bad.message, "salvage": bad.salvage}
+    with open(part, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(part, marker)
+    _fsync_dir(marker.parent)
+
+
+def _interrupted_recovery(db: Path) -> tuple[Path, _Unusable] | None:
+    """The files set aside by a recovery that was cut short, and why; None when none was."""
+    marker = db.with_name(db.name + RECOVERING_SUFFIX)
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+        kept = db.with_name(str(data["kept"]))
+        bad = _Unusable(str(data["tag"]), str(data["message"]), salvage=bool(data["salvage"]))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError):  # a marker cut short itself: its files are still named
+        return None
+    if kept.parent != db.parent or not kept.name.startswith(db.name + ".") or not os.path.lexists(kept):
+        with suppress(OSError):  # cut before anything was set aside: the journal is where it was
+            os.unlink(marker)
+        return None
+    return kept, bad
 
 
 class _Unusable(Exception):
@@ -292,6 +326,11 @@ class Journal:
             raise JournalOpenError(
                 f"cannot create the state directory {state_dir}: {e.strerror or e}"
             ) from None
+        for stale in state_dir.glob(".salvage-*"):  # a copy a cut recovery left behind
+            shutil.rmtree(stale, ignore_errors=True)
+        interrupted = _interrupted_recovery(db)
+        if interrupted is not None:
+            return cls._recover(db, interrupted[1], None, now, connection_factory, moved=interrupted[0])
         shm = _read_side(db, "-shm")  # the read-only check rebuilds it: the original is kept
         try:
             _inspect(db)
@@ -303,14 +342,28 @@ class Journal:
 
     @classmethod
     def _recover(
-        cls, db: Path, bad: _Unusable, shm: bytes | None, now: Clock, connection_factory: ConnectionFactory
+        cls, db: Path, bad: _Unusable, shm: bytes | None, now: Clock, connection_factory: ConnectionFactory,
+        moved: Path | None = None,
     ) -> Journal:
         """Set the unusable ``db`` aside (with its original ``-shm`` bytes), start a new
-        journal, and copy into it what can still be read from the old one."""
+        journal, and copy into it what can still be read from the old one.
+
+        A marker (``journal.db.recovering``) names the files set aside until the new journal
+        holds what was salvaged: a recovery cut short (a power cut, a full disk) is done
+        again from them at the next start (``moved``), never left as an empty journal."""
+        marker = db.with_name(db.name + RECOVERING_SUFFIX)
         try:
-            moved = set_aside(db, bad.tag, now())
-            if shm is not None and os.path.lexists(f"{moved}-shm"):
-                Path(f"{moved}-shm").write_bytes(shm)
+            if moved is None:
+                when = now()
+                name = _free_name(db, bad.tag, when)
+                _write_marker(marker, db.with_name(name), bad)  # first: a cut from here on is seen
+                moved = set_aside(db, bad.tag, when, name)
+                if shm is not None and os.path.lexists(f"{moved}-shm"):
+                    Path(f"{moved}-shm").write_bytes(shm)
+            else:  # what the cut recovery had begun is dropped: it is made again
+                for suffix in (*_SIDE_FILES, ""):
+                    with suppress(FileNotFoundError):
+                        os.unlink(db.with_name(db.name + suffix))
         except OSError as e:
             raise JournalOpenError(
                 f"{db}: {bad.message}, and it cannot be moved aside: {e.strerror or e}"
@@ -325,6 +378,9 @@ class Journal:
             found = salvage(moved)
             journal._take(found.games)
             kept = found.summary()
+        with suppress(FileNotFoundError):
+            os.unlink(marker)
+        _fsync_dir(db.parent)
         journal.recovered_from = moved
         journal.recovery_note = (
             f"The game journal {db} {bad.message}. Its original files are kept unchanged as {moved}"

@@ -308,3 +308,34 @@ def test_a_journal_that_cannot_be_opened_stays_told_on_the_panel_after_the_servi
     shown = display.image
     assert shown is not None
     assert shown.tobytes() == render(ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT), "fr").tobytes()
+
+
+class _Cut(BaseException):
+    """The power goes (where a test puts it)."""
+
+
+def test_a_recovery_cut_short_is_done_again_at_the_next_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import scoreboard.journal as journal_module
+
+    closed_journal(tmp_path, records=7)
+    damaged = edit(tmp_path, "PRAGMA user_version = 0")
+    real = journal_module.salvage
+
+    def cut(db: Path) -> object:
+        (tmp_path / ".salvage-left").mkdir()  # the copy it was reading from stays behind
+        raise _Cut
+
+    monkeypatch.setattr(journal_module, "salvage", cut)
+    with pytest.raises(_Cut):
+        Journal.open(tmp_path, now=fixed_now)
+    monkeypatch.setattr(journal_module, "salvage", real)
+
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovered_from is not None and journal.recovered_from.read_bytes() == damaged
+        assert journal.recovery_note is not None
+        [game] = journal.games()
+        assert [e.payload["n"] for e in journal.entries(game.id)] == list(range(7))  # salvaged after all
+    left = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(f"{JOURNAL_NAME}.corrupt-"))
+    assert left == [JOURNAL_NAME], left  # no marker, no copy left behind
+    with Journal.open(tmp_path, now=fixed_now) as journal:  # done: not again
+        assert journal.recovered_from is None
