@@ -649,13 +649,14 @@ def _inspect(db: Path) -> None:
         header = None
     except OSError as e:
         raise JournalOpenError(f"cannot open the game journal {db}: {e.strerror or e}") from None
-    wal = _read_side(db, "-wal")
+    shm = _read_side(db, "-shm")  # the index before the log: a writer's commit in between
+    wal = _read_side(db, "-wal")  # only lengthens the log past what the index says
     if header is None and not wal:
         return  # no journal yet (a -shm alone holds nothing)
     if header and header != _SQLITE_HEADER:
         # not opened by SQLite at all: it would delete a -wal it cannot use when closing
         raise _Unusable("corrupt", f"is not an SQLite database (it starts with {header[:16]!r})")
-    damage = wal_damage(wal, _read_side(db, "-shm"))
+    damage = wal_damage(wal, shm)
     if damage is not None:
         raise _Unusable("damaged", f"is damaged: {damage}")
     if header is None:

@@ -339,3 +339,20 @@ def test_a_recovery_cut_short_is_done_again_at_the_next_start(tmp_path: Path, mo
     assert left == [JOURNAL_NAME], left  # no marker, no copy left behind
     with Journal.open(tmp_path, now=fixed_now) as journal:  # done: not again
         assert journal.recovered_from is None
+
+
+def test_a_commit_between_reading_the_index_and_the_log_is_not_damage(tmp_path: Path) -> None:
+    """An export reads a live journal: the index first, then the log; a commit in between
+    only makes the log longer than the index says (the other order looked like a cut log)."""
+    journal = Journal.open(tmp_path)
+    try:
+        game = journal.start_game(META)
+        journal.append_many(game, [("k", {"n": n}, float(n)) for n in range(5)])
+        shm = (tmp_path / f"{JOURNAL_NAME}-shm").read_bytes()
+        journal.append_many(game, [("k", {"n": n}, float(n)) for n in range(5, 30)])  # the writer goes on
+        wal = (tmp_path / f"{JOURNAL_NAME}-wal").read_bytes()
+        assert wal_damage(wal, shm) is None
+        stale_log = wal[: len(wal) // 2]
+        assert wal_damage(stale_log, (tmp_path / f"{JOURNAL_NAME}-shm").read_bytes()) is not None  # (the race the order avoids)
+    finally:
+        journal.close()
