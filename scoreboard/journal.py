@@ -36,6 +36,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from engine.errors import ScoreboardError
+from scoreboard.journal_crc import entry_crc, game_crc
 from scoreboard.journal_salvage import SalvagedGame, salvage
 from scoreboard.journal_wal import wal_damage
 
@@ -143,9 +144,14 @@ def _schema_v1(conn: sqlite3.Connection) -> None:
     )
 
 
+def _schema_v2(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE games ADD COLUMN crc INTEGER")  # journal_crc.game_crc (NULL: written before)
+    conn.execute("ALTER TABLE entries ADD COLUMN crc INTEGER")  # journal_crc.entry_crc
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
-MIGRATIONS: tuple[Migration, ...] = (_schema_v1,)
+MIGRATIONS: tuple[Migration, ...] = (_schema_v1, _schema_v2)
 """``MIGRATIONS[i]`` turns schema version ``i`` into ``i + 1``; add a function for a new version."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -332,12 +338,17 @@ class Journal:
         if interrupted is not None:
             return cls._recover(db, interrupted[1], None, now, connection_factory, moved=interrupted[0])
         shm = _read_side(db, "-shm")  # the read-only check rebuilds it: the original is kept
+        found = {suffix for suffix in _SIDE_FILES if os.path.lexists(f"{db}{suffix}")}
         try:
             _inspect(db)
             _check(db)
             conn = _connect(db, connection_factory)
         except _Unusable as bad:
-            return cls._recover(db, bad, shm, now, connection_factory)
+            journal = cls._recover(db, bad, shm, now, connection_factory)
+            for suffix in set(_SIDE_FILES) - found:  # made by the check, not found: not kept as if found
+                with suppress(FileNotFoundError):
+                    os.unlink(f"{journal.recovered_from}{suffix}")
+            return journal
         return cls(conn, db, now=now)
 
     @classmethod
@@ -482,16 +493,13 @@ class Journal:
         entries ``items`` (as :meth:`append_many`), all in one transaction; returns its id."""
         text = _dumps(meta, "game meta data")
         rows = [_entry_row(kind, payload, at) for kind, payload, at in items]
+        started = _iso(self._now())
         with self._write() as conn:
-            cursor = conn.execute(
-                "INSERT INTO games (started, meta) VALUES (?, ?)", (_iso(self._now()), text)
-            )
+            cursor = conn.execute("INSERT INTO games (started, meta) VALUES (?, ?)", (started, text))
             game_id = cursor.lastrowid
             assert game_id is not None
-            conn.executemany(
-                "INSERT INTO entries (game_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, seq, *row) for seq, row in enumerate(rows, 1)],
-            )
+            conn.execute("UPDATE games SET crc = ? WHERE id = ?", (game_crc(game_id, started, text, None, None), game_id))
+            _insert_entries(conn, game_id, enumerate(rows, 1))
         return game_id
 
     def append(self, game_id: int, kind: str, payload: Mapping[str, Any], at: float) -> int:
@@ -511,20 +519,21 @@ class Journal:
                 "SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id = ?", (game_id,)
             ).fetchone()
             seqs = list(range(last + 1, last + 1 + len(rows)))
-            conn.executemany(
-                "INSERT INTO entries (game_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, seq, *row) for seq, row in zip(seqs, rows)],
-            )
+            _insert_entries(conn, game_id, zip(seqs, rows))
         return seqs
 
     def finish(self, game_id: int, result: Mapping[str, Any]) -> None:
         """Mark ``game_id`` finished now with ``result`` (a JSON object; again: replaces it)."""
         text = _dumps(result, "game result")
+        finished = _iso(self._now())
         with self._write() as conn:
             self._check_game(conn, game_id)
+            started, meta = conn.execute(
+                "SELECT started, CAST(meta AS BLOB) FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
             conn.execute(
-                "UPDATE games SET finished = ?, result = ? WHERE id = ?",
-                (_iso(self._now()), text, game_id),
+                "UPDATE games SET finished = ?, result = ?, crc = ? WHERE id = ?",
+                (finished, text, game_crc(game_id, started, meta, finished, text), game_id),
             )
 
     # --- reading ------------------------------------------------------------------------
@@ -546,12 +555,14 @@ class Journal:
 
     _GAME_SQL = (  # JSON as bytes: text that is not UTF-8 is told as damage, with where it is
         "SELECT g.id, g.started, CAST(g.meta AS BLOB), g.finished, CAST(g.result AS BLOB),"
-        " (SELECT COUNT(*) FROM entries e WHERE e.game_id = g.id) FROM games g"
+        " (SELECT COUNT(*) FROM entries e WHERE e.game_id = g.id), g.crc FROM games g"
     )
 
     def _game(self, row: tuple[Any, ...]) -> GameInfo:
-        game_id, started, meta, finished, result, count = row
+        game_id, started, meta, finished, result, count, crc = row
         where = f"game {game_id}"
+        if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
+            raise JournalCorruptError(f"{self.path}: the journal is damaged: {where} does not match its checksum")
         return GameInfo(
             game_id,
             started,
@@ -599,11 +610,18 @@ class Journal:
         """The entries of ``game_id`` in order; :class:`NoSuchGameError` if there is no such game."""
         self.game(game_id)
         rows = self._read(
-            "SELECT seq, kind, CAST(payload AS BLOB), at FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
+            "SELECT seq, kind, CAST(payload AS BLOB), at, crc FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
         )
+        for seq, kind, payload, at, crc in rows:
+            if not isinstance(kind, str) or not isinstance(at, float) or (
+                crc is not None and crc != entry_crc(game_id, seq, kind, payload, at)
+            ):
+                raise JournalCorruptError(
+                    f"{self.path}: the journal is damaged: game {game_id} entry {seq} does not match its checksum"
+                )
         return [
             Entry(seq, kind, self._loads(payload, f"game {game_id} entry {seq}"), at)
-            for seq, kind, payload, at in rows
+            for seq, kind, payload, at, _ in rows
         ]
 
 
@@ -613,13 +631,18 @@ class Journal:
         with self._write() as conn:
             for game in games:
                 conn.execute(
-                    "INSERT INTO games (id, started, meta, finished, result) VALUES (?, ?, ?, ?, ?)",
-                    (game.id, game.started, game.meta, game.finished, game.result),
+                    "INSERT INTO games (id, started, meta, finished, result, crc) VALUES (?, ?, ?, ?, ?, ?)",
+                    (game.id, game.started, game.meta, game.finished, game.result,
+                     game_crc(game.id, game.started, game.meta, game.finished, game.result)),
                 )
-                conn.executemany(
-                    "INSERT INTO entries (game_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
-                    [(game.id, *entry) for entry in game.entries],
-                )
+                _insert_entries(conn, game.id, ((seq, (kind, payload, at)) for seq, kind, payload, at in game.entries))
+
+
+def _insert_entries(conn: sqlite3.Connection, game_id: int, rows: Iterable[tuple[int, tuple[str, str, float]]]) -> None:
+    conn.executemany(
+        "INSERT INTO entries (game_id, seq, kind, payload, at, crc) VALUES (?, ?, ?, ?, ?, ?)",
+        [(game_id, seq, kind, payload, at, entry_crc(game_id, seq, kind, payload, at)) for seq, (kind, payload, at) in rows],
+    )
 
 
 def _entry_row(kind: str, payload: Mapping[str, Any], at: float) -> tuple[str, str, float]:
@@ -699,22 +722,36 @@ def _check(db: Path) -> None:
             raise _Unusable("foreign", f"is not a game journal (it holds the tables {', '.join(names)})", salvage=False)
         if schema != _expected_schema(version):
             raise _Unusable("corrupt", "is damaged: its tables are not the journal's (the schema text differs)")
-        games = conn.execute("SELECT id, meta, result, started, finished FROM games ORDER BY id").fetchall()
-        for game_id, meta, result, started, finished in games:
+        checked = version >= 2  # (rows carry checksums from schema 2 on)
+        games = conn.execute(
+            f"SELECT id, meta, result, started, finished, {'crc' if checked else 'NULL'},"
+            " typeof(id) || typeof(meta) || typeof(started) FROM games ORDER BY id"
+        ).fetchall()
+        for game_id, meta, result, started, finished, crc, types in games:
+            if types != b"integertexttext":
+                raise _Unusable("corrupt", f"is damaged: game {game_id!r} holds values of the wrong type")
+            if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
+                raise _Unusable("corrupt", f"is damaged: game {game_id} does not match its checksum")
             _object(meta, f"game {game_id} meta data")
             if result is not None:
                 _object(result, f"game {game_id} result")
             for value, what in ((started, "start"), (finished, "end")):
                 if value is not None and not _is_time(_text(value, strict=f"game {game_id}'s {what} time")):
                     raise _Unusable("corrupt", f"is damaged: game {game_id}'s {what} time is {value[:40]!r}")
-        games = [(g[0], g[1], g[2], g[4]) for g in games]
+        games = [(g[0], g[1], g[2], g[4]) for g in games]  # (id, meta, result, finished)
         ids = {games[-1][0]} if games else set()
         ids |= {g[0] for g in games if g[3] is None}
         for game_id in sorted(ids)[-2:]:
             rows = conn.execute(
-                "SELECT seq, kind, payload FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
+                f"SELECT seq, kind, payload, at, {'crc' if checked else 'NULL'},"
+                " typeof(kind) || typeof(payload) || typeof(at) FROM entries"
+                " WHERE game_id = ? ORDER BY seq", (game_id,)
             ).fetchall()
-            for seq, kind, payload in rows:
+            for seq, kind, payload, at, crc, types in rows:
+                if types != b"texttextreal":  # (a bit of a value's type changed: text read as a blob)
+                    raise _Unusable("corrupt", f"is damaged: game {game_id} entry {seq} holds values of the wrong type")
+                if crc is not None and crc != entry_crc(game_id, seq, kind, payload, at):
+                    raise _Unusable("corrupt", f"is damaged: game {game_id} entry {seq} does not match its checksum")
                 _text(kind, strict=f"game {game_id} entry {seq}")
                 _object(payload, f"game {game_id} entry {seq}")
     except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes

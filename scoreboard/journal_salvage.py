@@ -18,7 +18,11 @@ from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from scoreboard.journal_crc import entry_crc, game_crc
+
 __all__ = ["Salvage", "SalvagedGame", "salvage"]
+
+MOMENT = "moment"  # (journal_format.MOMENT_KIND: a moment changed is dropped, the game kept)
 
 Row = tuple[int, str, str, float]  # an entry as stored: seq, kind, payload (JSON text), at
 
@@ -93,7 +97,7 @@ def _copy(db: Path) -> Iterator[Path]:
 
 def _games(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
     """The rows of ``games``; one by one when the table cannot be read whole."""
-    query = "SELECT id, started, meta, finished, result FROM games"
+    query = f"SELECT id, started, meta, finished, result, {_crc(conn, 'games')} FROM games"
     try:
         return conn.execute(query + " ORDER BY id").fetchall()
     except (sqlite3.DatabaseError, UnicodeDecodeError):
@@ -109,11 +113,22 @@ def _games(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
     return rows
 
 
+def _crc(conn: sqlite3.Connection, table: str) -> str:
+    """The checksum column of ``table`` to select (``NULL`` in a journal from before schema 2)."""
+    try:
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})").fetchall()}
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
+        return "NULL"
+    return "crc" if "crc" in columns or b"crc" in columns else "NULL"
+
+
 def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> SalvagedGame | None:
-    game_id, started, meta, finished, result = row
+    game_id, started, meta, finished, result, crc = row
     started_text, meta_text = _text(started), _json(meta)
     if not isinstance(game_id, int) or started_text is None or meta_text is None:
         return None
+    if crc is not None and crc != game_crc(game_id, started_text, meta_text, _text(finished), _text(result)):
+        return None  # its row was changed: nothing of it can be trusted
     finished_text = None if finished is None else _text(finished)
     result_text = None if result is None else _json(result)
     if finished_text is not None and result_text is None:
@@ -128,7 +143,7 @@ def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> SalvagedGame | N
 def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int]:
     """The readable entries of a game from seq 1 up to the first gap or damaged one, and how
     many it seems to hold."""
-    query = "SELECT seq, kind, payload, at FROM entries WHERE game_id = ?"
+    query = f"SELECT seq, kind, payload, at, {_crc(conn, 'entries')} FROM entries WHERE game_id = ?"
     try:
         rows = conn.execute(query + " ORDER BY seq", (game_id,)).fetchall()
     except (sqlite3.DatabaseError, UnicodeDecodeError):
@@ -142,13 +157,20 @@ def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int]:
                 break
             rows += found
     kept: list[Row] = []
-    for seq, kind, payload, at in rows:
+    expected = 1
+    for seq, kind, payload, at, crc in rows:
         kind_text, payload_text = _text(kind), _json(payload)
-        if (
-            seq != len(kept) + 1 or not kind_text or payload_text is None
-            or not isinstance(at, (int, float)) or not math.isfinite(at)
-        ):
+        if seq != expected or not kind_text or not isinstance(at, (int, float)) or not math.isfinite(at):
             break
+        expected += 1
+        whole = payload_text is not None and (
+            crc is None or crc == entry_crc(game_id, seq, kind_text, payload_text, float(at))
+        )
+        if not whole and kind_text == MOMENT:
+            continue  # where the table was, not the game: the one before does instead
+        if not whole:
+            break
+        assert payload_text is not None
         kept.append((seq, kind_text, payload_text, float(at)))
     return kept, max(len(rows), len(kept))
 

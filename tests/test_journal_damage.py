@@ -160,12 +160,13 @@ def fuzz_files(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -
     time: never an exception but :class:`JournalOpenError`, the damaged files kept byte for
     byte whenever they are set aside, and what is read always a prefix of the game."""
     rng = random.Random(seed)
-    outcome = {"opened": 0, "set aside": 0, "records lost silently": 0}
+    outcome = {"opened": 0, "set aside": 0, "records lost silently": 0, "records changed silently": 0}
+    records = _payloads(base)
     for trial in range(trials):
         files: dict[str, bytes | None] = dict(base)
         for _ in range(rng.choice((1, 1, 2, 3))):
             suffix = rng.choice(SIDES)
-            data = files[suffix]
+            data = files.get(suffix)
             if not data:
                 continue
             b = bytearray(data)
@@ -190,21 +191,53 @@ def fuzz_files(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -
                 }, f"trial {trial}: the damaged files were not kept as found"
             else:
                 outcome["opened"] += 1
-                if len(kept) < RECORDS:
+                if len(kept) < len(records):
                     outcome["records lost silently"] += 1
+            games = journal.games()
+            got = [(e.kind, e.payload) for e in journal.entries(games[0].id)] if games else []
+            if got != records[: len(got)] and journal.recovered_from is None:
+                outcome["records changed silently"] += 1
     return outcome
 
 
-def test_fuzzed_journal_files_never_escape_and_are_kept_as_found(tmp_path: Path, killed: dict[str, bytes]) -> None:
-    outcome = fuzz_files(tmp_path, killed, 60, seed=20261201)
+def _payloads(files: dict[str, bytes]) -> list[tuple[str, dict[str, object]]]:
+    """The entries the undamaged ``files`` hold (one game)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        lay_out(Path(folder) / "j", dict(files))
+        with Journal.open(Path(folder) / "j") as journal:
+            [game] = journal.games()
+            return [(e.kind, e.payload) for e in journal.entries(game.id)]
+
+
+@pytest.fixture(scope="module")
+def closed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """The files of a journal closed cleanly: every record checkpointed into ``journal.db``
+    (a device's journal after any clean stop, or after SQLite's automatic checkpoint)."""
+    folder = tmp_path_factory.mktemp("closed")
+    with Journal.open(folder) as journal:
+        game = journal.start_game(META)
+        journal.append_many(game, [("k", {"n": n, "pad": "x" * 150}, float(n)) for n in range(RECORDS)])
+    assert not (folder / f"{JOURNAL_NAME}-wal").exists()
+    return {"": (folder / JOURNAL_NAME).read_bytes()}
+
+
+@pytest.mark.parametrize("base", ["killed", "closed"])
+def test_fuzzed_journal_files_never_escape_and_are_kept_as_found(
+    tmp_path: Path, base: str, request: pytest.FixtureRequest
+) -> None:
+    outcome = fuzz_files(tmp_path, request.getfixturevalue(base), 60, seed=20261201)
     assert outcome["set aside"] > 0 and outcome["opened"] > 0, outcome
-    assert outcome["records lost silently"] == 0, outcome
+    assert outcome["records lost silently"] == 0 and outcome["records changed silently"] == 0, outcome
 
 
 @pytest.mark.soak
-def test_fuzzed_journal_files_long(tmp_path: Path, killed: dict[str, bytes]) -> None:
-    outcome = fuzz_files(tmp_path, killed, 3000, seed=int(os.environ.get("FUZZ_SEED", "1")))
-    print(f"\njournal file fuzz: {outcome}")
+@pytest.mark.parametrize("base", ["killed", "closed"])
+def test_fuzzed_journal_files_long(tmp_path: Path, base: str, request: pytest.FixtureRequest) -> None:
+    outcome = fuzz_files(tmp_path, request.getfixturevalue(base), 3000, seed=int(os.environ.get("FUZZ_SEED", "1")))
+    print(f"\njournal file fuzz ({base}): {outcome}")
+    assert outcome["records lost silently"] == 0 and outcome["records changed silently"] == 0, outcome
 
 
 def test_a_byte_changed_in_the_schema_never_escapes(tmp_path: Path) -> None:

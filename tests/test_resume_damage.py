@@ -12,16 +12,21 @@ from test_service_review import Clock
 from test_tally_resume import cut, on_service, one_play, state  # noqa: F401  (state: the fixture)
 
 from scoreboard.controller import FirstDraw, Lobby, Playing
-from scoreboard.journal import JOURNAL_NAME, JournalWriteError, WriteFailure
+from scoreboard.journal import JOURNAL_NAME, Journal, JournalWriteError, WriteFailure
 from scoreboard.journal_format import ABANDONED_KEY, OTHER_KINDS
 from scoreboard.scripted import SCRIPT_KIND
 
 
-def damage(folder: Path, sql: str) -> dict[str, bytes]:
-    """Change the cut journal behind SQLite's checks; its files' bytes after."""
+def damage(folder: Path, sql: str, *, checksums: bool = False) -> dict[str, bytes]:
+    """Change the cut journal behind SQLite's checks; its files' bytes after. Without
+    ``checksums`` the rows have none, as in a journal written before schema 2: the change is
+    then only found when the game is read back."""
     conn = sqlite3.connect(folder / JOURNAL_NAME)
     try:
         conn.execute(sql)
+        if not checksums:
+            conn.execute("UPDATE entries SET crc = NULL")
+            conn.execute("UPDATE games SET crc = NULL")
         conn.commit()
     finally:
         conn.close()
@@ -81,8 +86,6 @@ def test_a_full_disk_when_marking_the_unreadable_game_does_not_stop_the_start(st
     def full(*args: object, **kw: object) -> None:
         raise JournalWriteError("disk full", WriteFailure.DISK_FULL)
 
-    from scoreboard.journal import Journal
-
     original = Journal.finish
     Journal.finish = full  # type: ignore[method-assign, assignment]
     try:
@@ -90,6 +93,29 @@ def test_a_full_disk_when_marking_the_unreadable_game_does_not_stop_the_start(st
     finally:
         Journal.finish = original  # type: ignore[method-assign]
     assert isinstance(r.state.phase, (Lobby, FirstDraw))
+    again.close()
+
+
+@pytest.mark.parametrize("what", ["command", "moment"])
+def test_with_checksums_a_changed_record_is_found_at_the_open_and_what_comes_before_is_kept(
+    state: Path, what: str  # noqa: F811
+) -> None:
+    clock = Clock(0.0)
+    r, service = one_play(state, clock)
+    game = service.game_id
+    assert game is not None
+    cut(service)
+    if what == "command":
+        sql = "UPDATE entries SET payload = payload || ' ' WHERE seq = (SELECT MAX(seq) FROM entries WHERE kind = 'command')"
+    else:
+        sql = "UPDATE entries SET payload = replace(payload, '\"Idle\"', '\"Idlf\"') WHERE kind = 'moment'"
+    damage(state, sql, checksums=True)
+
+    again = on_service(r, state, clock)
+    journal = again.journal
+    assert isinstance(journal, Journal) and journal.recovered_from is not None  # set aside, told
+    if what == "moment":  # a moment changed costs nothing of the game
+        assert again.game_id == game and isinstance(r.state.phase, Playing)
     again.close()
 
 
