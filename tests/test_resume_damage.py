@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from tablehelpers import Rig
 from test_service_review import Clock
 from test_tally_resume import cut, on_service, one_play, state  # noqa: F401  (state: the fixture)
 
@@ -15,6 +16,15 @@ from scoreboard.controller import FirstDraw, Lobby, Playing
 from scoreboard.journal import JOURNAL_NAME, Journal, JournalWriteError, WriteFailure
 from scoreboard.journal_format import ABANDONED_KEY, OTHER_KINDS
 from scoreboard.scripted import SCRIPT_KIND
+
+
+def played_and_cut(state: Path, clock: Clock) -> tuple[Rig, int]:
+    """Anna's HAUS played on a service on ``state``, then the power cut; the rig and the game."""
+    r, service = one_play(state, clock)
+    game = service.game_id
+    assert game is not None
+    cut(service)
+    return r, game
 
 
 def damage(folder: Path, sql: str, *, checksums: bool = False) -> dict[str, bytes]:
@@ -45,10 +55,7 @@ def test_a_game_that_cannot_be_rebuilt_is_kept_aside_byte_for_byte_told_and_a_ne
     state: Path, sql: str  # noqa: F811
 ) -> None:
     clock = Clock(0.0)
-    r, service = one_play(state, clock)
-    game = service.game_id
-    assert game is not None
-    cut(service)
+    r, game = played_and_cut(state, clock)
     before = damage(state, sql)
 
     again = on_service(r, state, clock)
@@ -63,10 +70,7 @@ def test_a_game_that_cannot_be_rebuilt_is_kept_aside_byte_for_byte_told_and_a_ne
 
 def test_a_damaged_moment_costs_only_where_the_table_was(state: Path, caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
     clock = Clock(0.0)
-    r, service = one_play(state, clock)
-    game = service.game_id
-    assert game is not None
-    cut(service)
+    r, game = played_and_cut(state, clock)
     damage(state, "UPDATE entries SET payload = replace(payload, '\"Idle\"', '\"Idlf\"') WHERE kind = 'moment'")
 
     with caplog.at_level(logging.WARNING):
@@ -101,10 +105,7 @@ def test_with_checksums_a_changed_record_is_found_at_the_open_and_what_comes_bef
     state: Path, what: str  # noqa: F811
 ) -> None:
     clock = Clock(0.0)
-    r, service = one_play(state, clock)
-    game = service.game_id
-    assert game is not None
-    cut(service)
+    r, game = played_and_cut(state, clock)
     if what == "command":
         sql = "UPDATE entries SET payload = payload || ' ' WHERE seq = (SELECT MAX(seq) FROM entries WHERE kind = 'command')"
     else:
