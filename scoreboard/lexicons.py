@@ -141,11 +141,11 @@ def _quoted(entry: str, limit: int = 40) -> str:
 def usable(report: BuildReport, source: str | Path) -> None:
     """Raise :class:`UnusableWordListError` unless the list is worth a lexicon.
 
-    Refused: no word kept, or more entries dropped than kept (duplicates count as kept):
-    such a list is the wrong file, the wrong language or damaged, not a word list.
+    Refused: no word kept, or more entries dropped than words kept (a word written twice
+    counts once): such a list is the wrong file, the wrong language or damaged, not a word list.
     """
-    dropped, kept = report.dropped_total, report.read - report.dropped_total
-    if report.kept and dropped <= kept:
+    dropped = report.dropped_total
+    if report.kept and dropped <= report.kept:
         return
     if not report.read:
         why = "it has no entries (only blank lines and # comments)"
@@ -157,12 +157,18 @@ def usable(report: BuildReport, source: str | Path) -> None:
     raise UnusableWordListError("\n".join(lines if report.read else lines[:1]), report)
 
 
+WORD_LIST_MAX_BYTES = 256 << 20  # the largest lists are some 30 MiB; /dev/zero is not one
+
+
 def read_word_list(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, entry) of a UTF-8 word list, one entry per line; blank lines skipped."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(WORD_LIST_MAX_BYTES + 1)
     except OSError as e:
         raise WordListError(f"cannot read word list {path}: {e.strerror}") from None
+    if len(data) > WORD_LIST_MAX_BYTES:
+        raise WordListError(f"word list {path} is larger than {WORD_LIST_MAX_BYTES >> 20} MiB: not a word list")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     for number, raw in enumerate(data.split(b"\n"), start=1):

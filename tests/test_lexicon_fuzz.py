@@ -4,7 +4,7 @@ Each generated list mixes playable words and unplayable entries (digits, hyphens
 apostrophes, spaces, signs, letters outside the alphabet) in random proportions, with blank
 lines, comments, a BOM or CRLF; others are random bytes, Latin-1, UTF-16 or empty. The
 oracle: exit 0 exactly when at least one word is kept and no more entries are dropped than
-kept, and then the lexicon holds exactly the playable words; otherwise exit 2, the message
+words kept (a word written twice counts once), and then the lexicon holds exactly the playable words; otherwise exit 2, the message
 names the first dropped line, and the output file (absent or an older lexicon) is left as it
 was with no temporary file beside it.
 """
@@ -57,7 +57,7 @@ def _mixed(rng: random.Random, language: str) -> WordList:
     if rng.random() < 0.2:
         data = b"\xef\xbb\xbf" + data
     words = {w for _, w in entries if w is not None}
-    return WordList(data, bool(words) and bad <= good, words, first_bad)
+    return WordList(data, bool(words) and bad <= len(words), words, first_bad)  # (a word written twice counts once)
 
 
 def _broken(rng: random.Random, language: str) -> WordList:
@@ -114,7 +114,7 @@ def _fuzz(tmp_path: Path, seed: int, count: int, capsys: pytest.CaptureFixture[s
 def test_fuzzed_word_lists_are_built_or_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     built, refused = _fuzz(tmp_path, 7, 300, capsys)
     faultlog.injected("fuzzed word list", 300)
-    assert built > 60 and refused > 60  # both ways are exercised
+    assert built > 30 and refused > 60  # both ways are exercised (few distinct words in the pool: more refused)
 
 
 @pytest.mark.soak
@@ -152,8 +152,8 @@ def test_a_mostly_garbage_list_is_refused_with_counts_and_examples(tmp_path: Pat
 
 
 def test_as_many_dropped_as_kept_is_still_built(tmp_path: Path) -> None:
-    lexicon, report = lexicons.build(_write(tmp_path / "l.txt", "haus", "haus", "4x4", "a-b"), "de")
-    assert list(lexicon) == ["HAUS"] and report.duplicates == 1 and report.dropped_total == 2
+    lexicon, report = lexicons.build(_write(tmp_path / "l.txt", "haus", "haus", "baum", "4x4", "a-b"), "de")
+    assert list(lexicon) == ["BAUM", "HAUS"] and report.duplicates == 1 and report.dropped_total == 2
 
 
 def test_a_list_of_another_language_is_refused(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ from soakharness import (
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 
 SEED = int(os.environ.get("SOAK_SEED", "20261212"))
-SHORT_KILLS = int(os.environ.get("SOAK_SHORT_KILLS", "3"))  # per game, in make test
+SHORT_KILLS = int(os.environ.get("SOAK_SHORT_KILLS", "6"))  # per game, in make test
 LONG_KILLS = int(os.environ.get("SOAK_KILLS", "1000"))  # in all, in make soak
 SPARE_START = os.environ.get("SOAK_SPARE_START") == "1"  # no kill before a game's first entry
 _wanted = os.environ.get("SOAK_GAMES")

@@ -57,9 +57,15 @@ def _config_file(path: str | Path | None) -> tuple[Path | None, str]:
     return (default, "") if default.exists() else (None, "")
 
 
+CONFIG_MAX_BYTES = 1 << 20  # a config file is a few KiB: anything past this is the wrong file
+
+
 def _read_toml(file: Path, how: str) -> dict[str, Any]:
     try:
-        raw = file.read_bytes()
+        with open(file, "rb") as f:
+            raw = f.read(CONFIG_MAX_BYTES + 1)
+        if len(raw) > CONFIG_MAX_BYTES:
+            raise ConfigError(f"is larger than {CONFIG_MAX_BYTES // 1024} KiB: not a config file{how}", source=file)
     except FileNotFoundError:
         raise ConfigError(f"no such config file{how}", source=file) from None
     except IsADirectoryError:
