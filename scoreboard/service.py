@@ -167,17 +167,20 @@ class Service:
         self._carry(state, effects, fresh=True)
 
     def _unreadable(self, info: GameInfo, error: Exception) -> None:
-        """Game ``info`` cannot be rebuilt from its records (damage): the journal's files are
-        copied aside byte for byte before anything is written (:attr:`kept_copy`, which the
-        display is to tell), then the game is marked so and a new one starts."""
+        """Game ``info`` cannot be rebuilt from its records (damage): a new game starts. An
+        unfinished one is marked so, after the journal's files were copied aside byte for
+        byte (:attr:`kept_copy`, which the display is to tell); a finished one keeps its
+        result as it is (nothing is written: its tally is only not shown again)."""
+        if info.finished is not None:
+            log.error("cannot show the tally of game %s again: %s; its result stays in the journal", info.id, error)
+            return
         try:
             self.kept_copy = self.journal.keep_copy("unreadable")
         except JournalWriteError as e:
             log.error("%s", e)
         where = f"; the journal's files as they were are kept as {self.kept_copy}" if self.kept_copy else ""
         log.error("cannot resume game %s: %s%s; a new game starts", info.id, error, where)
-        if info.finished is None:
-            self._mark_abandoned(info.id, f"could not be resumed: {error}")
+        self._mark_abandoned(info.id, f"could not be resumed: {error}")
 
     def _mark_abandoned(self, game_id: int, why: str) -> None:
         """Bookkeeping at the start: a refused write (a full disk) is logged, the table goes on."""

@@ -122,3 +122,21 @@ def test_with_checksums_a_changed_record_is_found_at_the_open_and_what_comes_bef
 
 def test_the_scripted_runs_marks_are_a_kind_the_journal_format_leaves_alone() -> None:
     assert SCRIPT_KIND in OTHER_KINDS
+
+
+def test_a_finished_game_that_cannot_be_read_keeps_its_result_and_nothing_is_written(state: Path) -> None:  # noqa: F811
+    from test_tally_resume import played_to_the_end
+
+    clock = Clock(0.0)
+    r, service = played_to_the_end(state, clock)
+    game = service.game_id
+    assert game is not None
+    result = service.journal.game(game).result
+    cut(service)
+    damage(state, "UPDATE entries SET kind = 'commanc' WHERE kind = 'command'")
+
+    for _ in range(2):  # every start alike: no copy piling up, the tally kept
+        again = on_service(r, state, clock)
+        assert isinstance(r.state.phase, (Lobby, FirstDraw)) and again.kept_copy is None
+        assert again.journal.game(game).result == result
+        cut(again)
