@@ -1,0 +1,31 @@
+"""The repository's rules reference (``docs/RULES.md``) names every rule profile and is the
+team's reference (``../shared/RULES.md``) word for word after its opening paragraph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.rules import profile_names
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "RULES.md"
+TEAM = ROOT.parent / "shared" / "RULES.md"
+
+
+def _body(text: str) -> str:
+    """Everything from the first section on (the opening paragraph says where it comes from)."""
+    return text[text.index("\n## ") :]
+
+
+def test_the_rules_reference_names_every_profile() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    for name in profile_names():
+        assert f"`{name}`" in text, name
+    assert "(choice)" in text  # the choices where the rule texts are silent are marked
+
+
+@pytest.mark.skipif(not TEAM.exists(), reason="the team's rules reference is not beside this clone")
+def test_the_rules_reference_is_the_teams() -> None:
+    assert _body(DOC.read_text(encoding="utf-8")) == _body(TEAM.read_text(encoding="utf-8"))
