@@ -326,11 +326,13 @@ def test_a_newer_minor_version_may_append_fields() -> None:
     assert link.stats.bad_payloads == 0
 
 
-def test_our_own_minor_version_must_not_append_fields() -> None:
+def test_bytes_appended_by_our_own_minor_version_are_ignored_too() -> None:
+    # PROTOCOL.md, Versions: "it ignores bytes appended to a known payload" (a 1.0 HELLO too).
     link = BoardLink()
     link.feed(encode(HELLO, 0), 0.0)
-    link.feed(encode_frame(FrameType.SNAPSHOT, 1, encode_payload(Snapshot(1, TAGS)) + b"\x01"), 0.1)
-    assert link.stats.bad_payloads == 1 and link.state is LinkState.SYNCING
+    events = link.feed(encode_frame(FrameType.SNAPSHOT, 1, encode_payload(Snapshot(1, TAGS)) + b"\x01"), 0.1)
+    assert boards(events) == [BoardSnapshot.of(TAGS)]
+    assert link.stats.bad_payloads == 0 and link.state is LinkState.SYNCED
 
 
 # --- liveness ---------------------------------------------------------------------------------

@@ -35,8 +35,8 @@ HELLO = Hello((1, 0, 0), (1, 0), 15, 15, 2, 7, 32, bytes.fromhex("E66118604B2D3A
 
 locations = st.one_of(
     st.integers(0, 224).map(lambda i: Loc(Area.BOARD, i)),
-    st.builds(Loc.slot, st.integers(0, 3), st.integers(0, 8)),
-)
+    st.builds(Loc.slot, st.integers(0, HELLO.racks - 1), st.integers(0, HELLO.slots - 1)),
+)  # (the HELLO's geometry: a slot outside it is a bad payload, tests/test_board_link_rules.py)
 uids = st.binary(min_size=7, max_size=7) | st.binary(min_size=4, max_size=4)
 boards = st.dictionaries(locations, uids, max_size=12)
 

@@ -12,9 +12,19 @@ The rules it applies:
   lost CHANGES frame is never patched over);
 - nothing but HELLO is interpreted before the first HELLO, CHANGES nothing before the first
   SNAPSHOT after it;
-- a controller of another protocol major version is reported and its frames not interpreted;
-  frame types this host does not know are counted and ignored; bytes a newer minor version
-  appends to a known payload are ignored;
+- a location the HELLO's geometry does not have (slot 8 of a 7-slot rack, a third rack of
+  two) makes its SNAPSHOT, CHANGES or FAULT a bad payload: counted, never applied, and the
+  host asks for HELLO again (its idea of the geometry may be what is wrong);
+- a HELLO that changes the geometry is adopted and confirmed with an IDENTIFY (a forged or
+  corrupted one is replaced by the controller's answer); whether a game can go on with
+  it is the service's question;
+- a refused HELLO (another protocol major version, a board this scoreboard cannot play on)
+  is reported once per reason, its frames are not interpreted, and IDENTIFY is sent again
+  every ``refused_retry`` seconds: a controller updated or replaced is taken up again;
+- frame types this host does not know are counted and ignored; bytes appended to a known
+  payload (by any minor version, 1.0 included) are ignored;
+- a controller restart seen without its HELLO (:meth:`BoardLink.restarted`: its uptime
+  went back) is followed by IDENTIFY, and the scan settings follow the HELLO;
 - no valid frame for ``timeout`` seconds is a :class:`LinkLost`; the link then asks for a
   HELLO again.
 """
@@ -46,6 +56,7 @@ from .protocol import (
     Identify,
     Loc,
     Message,
+    OutsideGeometryError,
     ProtocolError,
     RequestSnapshot,
     SequenceTracker,
@@ -58,6 +69,7 @@ from .snapshot import BoardSnapshot
 
 DEFAULT_TIMEOUT = 1.5  # PROTOCOL.md: the link is dead after 1.5 s without a valid frame
 DEFAULT_RETRY = 1.0  # ask again when a requested SNAPSHOT or HELLO has not come by then
+REFUSED_RETRY = 3.0  # IDENTIFY again this long after a refused HELLO (an updated controller is seen)
 
 _CONTROLLER_TYPES = frozenset(t for t in FrameType if t < 0x80)
 
@@ -153,7 +165,7 @@ class LinkState(enum.Enum):
     WAITING_HELLO = "waiting for HELLO"
     SYNCING = "waiting for a SNAPSHOT"
     SYNCED = "in sync"
-    INCOMPATIBLE = "other protocol major version"
+    INCOMPATIBLE = "HELLO refused (another protocol major version or board geometry)"
 
 
 @dataclass(frozen=True)
@@ -166,13 +178,21 @@ class LinkStats:
     malformed: int = 0  # bad COBS, length field wrong, too short
     oversize: int = 0
     sequence_errors: int = 0  # gaps, repeats and reorderings
-    bad_payloads: int = 0
+    bad_payloads: int = 0  # outside_geometry included
+    outside_geometry: int = 0  # locations the HELLO's geometry does not have
     unknown_types: int = 0  # types a newer minor version added, or host types coming back
     ignored: int = 0  # before HELLO, CHANGES before a SNAPSHOT, or another major version
     snapshot_requests: int = 0
     nacks: int = 0  # ACKs with a status other than OK
     link_losses: int = 0
     reboots: int = 0  # seen from the controller's uptime going back (its HELLO was lost)
+    refusals: int = 0  # HELLOs refused (each one, repeats included)
+    geometry_changes: int = 0  # HELLOs adopted whose geometry differs from the one before
+
+
+def geometry(hello: Hello) -> tuple[int, int, int, int]:
+    """A HELLO's board geometry: cols, rows, racks, slots per rack."""
+    return hello.cols, hello.rows, hello.racks, hello.slots
 
 
 def _geometry_problem(hello: Hello) -> str:
@@ -193,8 +213,9 @@ class BoardLink:
     """The host's protocol engine: bytes and time in, :class:`BoardEvent` s and frames out.
 
     ``timeout``: seconds without a valid frame before :class:`LinkLost`; ``retry``: seconds
-    after which an unanswered snapshot request or IDENTIFY is sent again; ``scan``: scan
-    settings sent after every HELLO (None: keep the controller's).
+    after which an unanswered snapshot request or IDENTIFY is sent again; ``refused_retry``:
+    seconds between the IDENTIFYs sent while a HELLO stays refused; ``scan``: scan settings
+    sent after every HELLO (None: keep the controller's).
     """
 
     def __init__(
@@ -202,13 +223,17 @@ class BoardLink:
         timeout: float = DEFAULT_TIMEOUT,
         retry: float = DEFAULT_RETRY,
         scan: SetScan | None = None,
+        refused_retry: float = REFUSED_RETRY,
     ) -> None:
         if not timeout > 0:
             raise LinkConfigError(f"link timeout must be above 0 s, got {timeout!r}")
         if not retry > 0:
             raise LinkConfigError(f"retry interval must be above 0 s, got {retry!r}")
+        if not refused_retry > 0:
+            raise LinkConfigError(f"refused-HELLO retry interval must be above 0 s, got {refused_retry!r}")
         self.timeout = timeout
         self.retry = retry
+        self.refused_retry = refused_retry
         self.scan = scan
         self.state = LinkState.WAITING_HELLO
         self.hello: Hello | None = None
@@ -220,9 +245,14 @@ class BoardLink:
         self._last_rx: float | None = None
         self._lost = False
         self._asked_at: float | None = None  # when the pending IDENTIFY/REQUEST_SNAPSHOT went out
+        self._identified_at: float | None = None  # when the last IDENTIFY went out
         self._uptime: int | None = None  # the controller's uptime in its last HEARTBEAT
+        self._refusal: str | None = None  # the last refused HELLO's message, until one is accepted
         self._counts = dict.fromkeys(
-            ("bad_payloads", "unknown_types", "ignored", "snapshot_requests", "nacks", "link_losses", "reboots"),
+            (
+                "bad_payloads", "outside_geometry", "unknown_types", "ignored", "snapshot_requests",
+                "nacks", "link_losses", "reboots", "refusals", "geometry_changes",
+            ),
             0,
         )
 
@@ -234,6 +264,19 @@ class BoardLink:
         self.state = LinkState.WAITING_HELLO
         self._last_rx = now
         self._lost = False
+        self._refusal = None
+        self._identify(now)
+
+    def restarted(self, now: float) -> None:
+        """The controller restarted and its HELLO was not seen: ask for it again.
+
+        Called when a HEARTBEAT's uptime goes back; the hook for any other sign of a restart
+        (a boot identifier that changed). Nothing is interpreted until the HELLO, and the
+        scan settings are sent again after it.
+        """
+        self._counts["reboots"] += 1
+        self.state = LinkState.WAITING_HELLO
+        self._uptime = None
         self._identify(now)
 
     def send(self, msg: Message) -> None:
@@ -275,7 +318,11 @@ class BoardLink:
             self._counts["link_losses"] += 1
             events.append(LinkLost(now - self._last_rx, now))
             self.state = LinkState.WAITING_HELLO
+            self._refusal = None
             self._identify(now)
+        elif self.state is LinkState.INCOMPATIBLE:
+            if self._asked_at is None or now - self._asked_at >= self.refused_retry:
+                self._identify(now)  # the controller may have been updated or replaced
         elif self._asked_at is not None and now - self._asked_at >= self.retry:
             if self.state is LinkState.WAITING_HELLO:
                 self._identify(now)
@@ -305,6 +352,12 @@ class BoardLink:
             if isinstance(msg, Fault) and not all(loc.valid() for loc in msg.locs):
                 bad = [f"{int(loc.area)}/{loc.index}" for loc in msg.locs if not loc.valid()]
                 raise ProtocolError(f"fault report lists locations off the board: {', '.join(bad)}")
+            self._check_geometry(msg)
+        except OutsideGeometryError:
+            self._counts["bad_payloads"] += 1
+            self._counts["outside_geometry"] += 1
+            self._regeometry(now)
+            return []
         except ProtocolError:
             self._counts["bad_payloads"] += 1
             self._desync(now)
@@ -324,10 +377,7 @@ class BoardLink:
             rebooted = self._uptime is not None and msg.uptime_ms < self._uptime
             self._uptime = msg.uptime_ms
             if rebooted:  # its HELLO was lost: ask for it again (and re-send our scan settings)
-                self._counts["reboots"] += 1
-                self.state = LinkState.WAITING_HELLO
-                self.send(Identify())
-                self._asked_at = now
+                self.restarted(now)
                 return []
             if self.state is not LinkState.SYNCED:
                 return []
@@ -342,10 +392,7 @@ class BoardLink:
     def _hello(self, frame: Frame, now: float) -> list[BoardEvent]:
         p = frame.payload
         if len(p) >= 5 and p[3] != PROTOCOL_MAJOR:  # read raw: another major may lay HELLO out anew
-            self.state = LinkState.INCOMPATIBLE
-            self.hello = None
-            self._asked_at = None
-            return [VersionMismatch((p[3], p[4]), (p[0], p[1], p[2]), now)]
+            return self._refuse(VersionMismatch((p[3], p[4]), (p[0], p[1], p[2]), now), now)
         try:
             hello = decode_payload(FrameType.HELLO, p)
         except ProtocolError:
@@ -354,31 +401,62 @@ class BoardLink:
         assert isinstance(hello, Hello)
         problem = _geometry_problem(hello)
         if problem:
-            self.state = LinkState.INCOMPATIBLE
-            self.hello = None
-            self._asked_at = None
-            return [UnsupportedBoard(hello, problem, now)]
+            return self._refuse(UnsupportedBoard(hello, problem, now), now)
+        before = self.hello
         self._uptime = None
+        self._refusal = None
         self._seq.reset(frame.seq)
         self.hello = hello
         self.state = LinkState.SYNCING
         self._asked_at = now  # the controller sends a SNAPSHOT after HELLO; ask if it does not
         if self.scan is not None:
             self.send(self.scan)
+        if before is not None and geometry(before) != geometry(hello):
+            # (a corrupted or forged HELLO is replaced by the answer; a real change is confirmed)
+            self._counts["geometry_changes"] += 1
+            self.send(Identify())
         return [BoardConnected(hello, now)]
+
+    def _refuse(self, event: VersionMismatch | UnsupportedBoard, now: float) -> list[BoardEvent]:
+        """A refused HELLO: nothing is interpreted, IDENTIFY is sent again every
+        ``refused_retry`` seconds; the event is reported when the reason is new."""
+        self._counts["refusals"] += 1
+        self.state = LinkState.INCOMPATIBLE
+        self.hello = None
+        self._asked_at = now
+        message = event.message()
+        if message == self._refusal:
+            return []
+        self._refusal = message
+        return [event]
+
+    def _check_geometry(self, msg: Message) -> None:
+        """:class:`OutsideGeometryError` for a location the HELLO's geometry does not have."""
+        assert self.hello is not None  # (nothing but HELLO is interpreted before one)
+        if isinstance(msg, Snapshot):
+            self.hello.check(loc for loc, _ in msg.tags)
+        elif isinstance(msg, Changes):
+            self.hello.check(loc for loc, _ in msg.changes)
+        elif isinstance(msg, Fault):
+            self.hello.check(msg.locs)
 
     def _decode(self, frame: Frame) -> Message:
         try:
             return decode_payload(frame.type, frame.payload)
-        except ProtocolError:
-            if self.hello is None or self.hello.protocol[1] <= PROTOCOL_MINOR:
-                raise
+        except ProtocolError:  # bytes appended after the defined content are ignored, any minor
             known = _known_part(frame.type, frame.payload)
             if known is None or len(known) == len(frame.payload):
                 raise
             return decode_payload(frame.type, known)
 
     # --- requests ---
+
+    def _regeometry(self, now: float) -> None:
+        """A location outside the HELLO's geometry: the host's HELLO may be the wrong one
+        (a corrupted or forged one was adopted), so HELLO is asked for, then a SNAPSHOT."""
+        self.state = LinkState.WAITING_HELLO
+        if self._identified_at is None or now - self._identified_at >= self.retry:
+            self._identify(now)
 
     def _desync(self, now: float) -> None:
         if self.state is LinkState.SYNCED:
@@ -393,7 +471,7 @@ class BoardLink:
 
     def _identify(self, now: float) -> None:
         self.send(Identify())
-        self._asked_at = now
+        self._asked_at = self._identified_at = now
 
 
 

@@ -31,6 +31,21 @@ class ProtocolError(ScoreboardError, ValueError):
     """A frame or payload that breaks the protocol (quoted in the message)."""
 
 
+class OutsideGeometryError(ProtocolError):
+    """A location the HELLO's geometry does not have (slot 8 of a 7-slot rack, rack 3 of 2).
+
+    ``loc``: the location named; ``racks``, ``slots``: the geometry the HELLO declared.
+    """
+
+    def __init__(self, loc: Loc, racks: int, slots: int) -> None:
+        super().__init__(
+            f"{loc.name()} is not on this board ({racks} racks of {slots} slots)"
+        )
+        self.loc = loc
+        self.racks = racks
+        self.slots = slots
+
+
 class FrameType(enum.IntEnum):
     """Frame types: controller to host below 0x80, host to controller from 0x80."""
 
@@ -153,6 +168,18 @@ class Hello(Message):
     readers: int
     board_id: bytes
     type = FrameType.HELLO
+
+    def has(self, loc: Loc) -> bool:
+        """True when this board has ``loc``: a cell of its ``cols x rows``, a slot of its racks."""
+        if loc.area is Area.BOARD:
+            return 0 <= loc.index < self.cols * self.rows
+        return loc.rack < self.racks and loc.rack_slot < self.slots
+
+    def check(self, locs: Iterable[Loc]) -> None:
+        """:class:`OutsideGeometryError` for the first of ``locs`` this board does not have."""
+        for loc in locs:
+            if not self.has(loc):
+                raise OutsideGeometryError(loc, self.racks, self.slots)
 
 
 @dataclass(frozen=True)
@@ -424,7 +451,7 @@ class ParserStats:
 
     frames: int = 0
     crc_errors: int = 0
-    malformed: int = 0  # bad COBS, wrong length, too short
+    malformed: int = 0  # bad COBS, wrong length, too short, a length field over MAX_PAYLOAD
     oversize: int = 0  # no delimiter within the largest frame's size
     bytes: int = 0
 
@@ -477,7 +504,7 @@ class FrameParser:
             self.stats.crc_errors += 1
             return None
         kind, _flags, seq, length = HEADER.unpack_from(body)
-        if length != len(body) - MIN_BODY:
+        if length > MAX_PAYLOAD or length != len(body) - MIN_BODY:  # (LIMIT lets up to 4115 through)
             self.stats.malformed += 1
             return None
         self.stats.frames += 1

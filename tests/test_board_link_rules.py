@@ -1,0 +1,326 @@
+"""The host's receiver rules of issue 13, each from the bytes on the wire (hardware/PROTOCOL.md).
+
+Locations outside the HELLO's geometry, the length limit, bytes appended to a 1.0 payload, a
+refused HELLO retried, a HELLO that changes the geometry, and the restart hook.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Sequence
+
+import pytest
+
+from drivers.board.link import (
+    REFUSED_RETRY,
+    BoardConnected,
+    BoardLink,
+    LinkConfigError,
+    LinkState,
+    ReaderFault,
+    SnapshotReceived,
+    UnsupportedBoard,
+    VersionMismatch,
+)
+from drivers.board.protocol import (
+    MAX_PAYLOAD,
+    Area,
+    FaultCode,
+    FrameParser,
+    FrameType,
+    Hello,
+    Identify,
+    Loc,
+    Message,
+    OutsideGeometryError,
+    ProtocolError,
+    RequestSnapshot,
+    SetScan,
+    cobs_encode,
+    decode_payload,
+)
+from drivers.board.snapshot import BoardSnapshot
+from engine.errors import ScoreboardError
+
+UID1 = bytes.fromhex("04A1B2C3D4E5F6")
+UID2 = bytes.fromhex("04112233445566")
+UID3 = bytes.fromhex("0477889900AABB")
+BOARD_ID = bytes.fromhex("E66118604B2D3A2F")
+HELLO = Hello((1, 0, 0), (1, 0), 15, 15, 2, 7, 32, BOARD_ID)
+
+# PROTOCOL.md's HELLO example: protocol 1.0, 2 racks of 7 slots; seq 0.
+HELLO_WIRE = "00 02 01 01 01 02 12 02 01 01 02 01 0f 0f 0f 02 07 20 e6 61 18 60 4b 2d 3a 2f 5b 03 d1 df 00"
+# The same board saying protocol 2.0.
+HELLO_2_0 = "00 02 01 01 01 02 12 02 02 01 02 02 12 0f 0f 02 07 20 e6 61 18 60 4b 2d 3a 2f 40 b7 2a 24 00"
+# The same board with 13 x 13 cells.
+HELLO_13 = "00 02 01 01 01 02 12 02 01 01 02 01 12 0d 0d 02 07 20 e6 61 18 60 4b 2d 3a 2f 8f 2b b6 53 00"
+# The same board with 4 racks of 9 slots.
+HELLO_4X9 = "00 02 01 01 01 02 12 02 01 01 02 01 12 0f 0f 04 09 20 e6 61 18 60 4b 2d 3a 2f ab fa ad 29 00"
+# SNAPSHOT seq 2, sweep 1: UID1 on H8.
+SNAP_H8_SEQ2 = "00 02 02 02 02 02 10 02 01 01 01 02 01 0f 01 70 07 04 a1 b2 c3 d4 e5 f6 50 1f da 97 00"
+IDENTIFY = {
+    0: "00 02 83 01 01 01 01 05 d5 c7 e6 29 00",
+    1: "00 02 83 02 01 01 01 05 b0 a0 5a 91 00",
+    2: "00 02 83 02 02 01 01 05 5e 0f ef 83 00",
+}
+
+
+def x(hex_bytes: str) -> bytes:
+    return bytes.fromhex(hex_bytes)
+
+
+def sent(link: BoardLink) -> list[Message]:
+    return [decode_payload(f.type, f.payload) for f in FrameParser().feed(link.outgoing())]
+
+
+def boards(events: Sequence[object]) -> list[BoardSnapshot]:
+    return [e.snapshot for e in events if isinstance(e, SnapshotReceived)]
+
+
+def hello_link() -> BoardLink:
+    link = BoardLink()
+    assert link.feed(x(HELLO_WIRE), 0.0) == [BoardConnected(HELLO, 0.0)]
+    return link
+
+
+def forged(kind: int, seq: int, payload: bytes, length: int | None = None) -> bytes:
+    """A frame with a correct CRC whatever its length field says."""
+    body = struct.pack("<BBHH", kind, 0, seq, len(payload) if length is None else length) + payload
+    body += struct.pack("<I", zlib.crc32(body))
+    return b"\x00" + cobs_encode(body) + b"\x00"
+
+
+# --- locations outside the HELLO's geometry ---------------------------------------------------
+
+OUTSIDE = [
+    pytest.param(  # H8, and slot 8 (index 07) of rack 1: the racks have 7 slots
+        "00 02 02 02 01 02 1a 02 01 01 01 02 02 19 01 70 07 04 a1 b2 c3 d4 e5 f6"
+        " 02 07 07 04 a1 b2 c3 d4 e5 f6 37 5e be 58 00",
+        Loc.slot(0, 7),
+        id="snapshot-slot-8-of-7",
+    ),
+    pytest.param(  # rack 3 (index 20) of 2
+        "00 02 02 02 01 02 10 02 01 01 01 02 01 0f 02 20 07 04 a1 b2 c3 d4 e5 f6 ef a8 16 a1 00",
+        Loc.slot(2, 0),
+        id="snapshot-rack-3-of-2",
+    ),
+]
+
+
+@pytest.mark.parametrize(("wire", "where"), OUTSIDE)
+def test_a_snapshot_outside_the_geometry_is_a_bad_payload(wire: str, where: Loc) -> None:
+    link = hello_link()
+    link.outgoing()
+    assert link.feed(x(wire), 0.1) == []  # never reaches a board
+    assert link.board == BoardSnapshot() and link.state is LinkState.WAITING_HELLO
+    stats = link.stats
+    assert stats.bad_payloads == 1 and stats.outside_geometry == 1
+    assert link.outgoing() == x(IDENTIFY[0])  # HELLO again: ours may be the wrong one
+    assert link.feed(x(HELLO_WIRE), 0.2) == [BoardConnected(HELLO, 0.2)]  # the controller's answer
+
+
+def test_after_a_location_outside_the_geometry_nothing_is_taken_before_hello() -> None:
+    link = hello_link()
+    link.feed(x(str(OUTSIDE[0].values[0])), 0.1)
+    assert link.feed(x(SNAP_H8_SEQ2), 0.15) == [] and link.stats.ignored == 1  # in sequence, but no HELLO yet
+    events = link.feed(x(HELLO_WIRE), 0.2) + link.feed(x(SNAP_H8_SEQ2), 0.3)
+    # (the HELLO is seq 0, so the SNAPSHOT numbered 2 is a gap: dropped and asked for again)
+    assert boards(events) == [] and link.stats.sequence_errors == 1
+    assert sent(link) == [Identify()]
+    link.tick(1.2)
+    assert sent(link) == [RequestSnapshot()]
+    assert link.feed(forged(FrameType.SNAPSHOT, 3, x("01 00 00 00 01 00 01 70 07") + UID1), 0.4) != []
+    assert link.board == BoardSnapshot.of([(Loc.cell("H8"), UID1)])
+
+
+def test_changes_outside_the_geometry_are_a_bad_payload() -> None:
+    link = hello_link()
+    # A good SNAPSHOT (seq 1: H8), then CHANGES seq 2 naming index 17: rack 2 slot 8 of 7.
+    good = forged(FrameType.SNAPSHOT, 1, x("01 00 00 00 01 00 01 70 07") + UID1)
+    assert boards(link.feed(good, 0.1)) == [BoardSnapshot.of([(Loc.cell("H8"), UID1)])]
+    bad = "00 02 03 02 02 02 10 02 02 01 01 02 01 0f 02 17 07 04 a1 b2 c3 d4 e5 f6 0c 98 0f 7a 00"
+    link.outgoing()
+    assert link.feed(x(bad), 0.2) == []
+    assert link.board == BoardSnapshot.of([(Loc.cell("H8"), UID1)])  # untouched
+    assert link.stats.outside_geometry == 1 and sent(link) == [Identify()]
+
+
+def test_a_fault_report_outside_the_geometry_is_a_bad_payload() -> None:
+    link = hello_link()
+    # FAULT seq 1: reader 3 does not answer; it covers H8 and rack 4 slot 1 (index 30) of 2 racks.
+    assert link.feed(forged(FrameType.FAULT, 1, x("03 01 02 01 70 02 30")), 0.1) == []
+    assert link.stats.outside_geometry == 1
+    link.feed(x(HELLO_WIRE), 0.2)
+    # The same with rack 1 slot 7 (index 06), on the board.
+    assert link.feed(forged(FrameType.FAULT, 1, x("03 01 02 01 70 02 06")), 0.3) == [
+        ReaderFault(3, FaultCode.NO_RESPONSE, (Loc.cell("H8"), Loc.slot(0, 6)), 0.3)
+    ]
+
+
+def test_every_slot_the_geometry_declares_is_taken() -> None:
+    link = hello_link()
+    tags = [(Loc.slot(r, s), bytes((4, r, s, 0, 0, 0, 1))) for r in range(2) for s in range(7)]
+    payload = struct.pack("<IH", 5, len(tags)) + b"".join(bytes((l.area, l.index, 7)) + u for l, u in tags)
+    assert boards(link.feed(forged(FrameType.SNAPSHOT, 1, payload), 0.1)) == [BoardSnapshot.of(tags)]
+    assert link.stats.bad_payloads == 0
+
+
+def test_the_geometry_error_carries_the_location_and_the_geometry() -> None:
+    with pytest.raises(OutsideGeometryError) as info:
+        HELLO.check([Loc.cell("O15"), Loc.slot(1, 7)])
+    e = info.value
+    assert (e.loc, e.racks, e.slots) == (Loc.slot(1, 7), 2, 7)
+    assert "rack 2 slot 8" in str(e) and "2 racks of 7 slots" in str(e)
+    assert isinstance(e, ProtocolError) and isinstance(e, ScoreboardError) and isinstance(e, ValueError)
+    assert HELLO.has(Loc(Area.BOARD, 224)) and not HELLO.has(Loc(Area.BOARD, 225))
+
+
+# --- the length field ---------------------------------------------------------------------------
+
+
+def _padded_snapshot(size: int) -> bytes:
+    """A SNAPSHOT payload (H8) with bytes appended up to ``size``."""
+    known = x("01 00 00 00 01 00 01 70 07") + UID1
+    return known + bytes(size - len(known))
+
+
+def test_a_length_of_4096_is_taken() -> None:
+    parser = FrameParser()
+    (frame,) = parser.feed(forged(FrameType.SNAPSHOT, 1, _padded_snapshot(MAX_PAYLOAD)))
+    assert len(frame.payload) == 4096
+    link = hello_link()
+    assert boards(link.feed(forged(FrameType.SNAPSHOT, 1, _padded_snapshot(MAX_PAYLOAD)), 0.1)) == [
+        BoardSnapshot.of([(Loc.cell("H8"), UID1)])
+    ]
+
+
+@pytest.mark.parametrize("size", [4097, 4100, 4115])
+def test_a_length_over_4096_is_refused(size: int) -> None:
+    frame = forged(FrameType.SNAPSHOT, 1, _padded_snapshot(size))  # (CRC right, length field = size)
+    parser = FrameParser()
+    assert parser.feed(frame) == []
+    assert parser.stats.malformed == 1 and parser.stats.crc_errors == 0
+    link = hello_link()
+    assert link.feed(frame, 0.1) == [] and link.stats.malformed == 1
+
+
+def test_a_length_field_that_lies_is_refused_even_with_a_good_crc() -> None:
+    parser = FrameParser()
+    # A payload of 11 bytes declared as 10, then as 4097; the CRC covers what is sent.
+    assert parser.feed(forged(FrameType.HEARTBEAT, 1, bytes(11), length=10)) == []
+    assert parser.feed(forged(FrameType.HEARTBEAT, 1, bytes(11), length=0x1001)) == []
+    assert parser.stats.malformed == 2
+
+
+# --- bytes appended to a 1.0 payload --------------------------------------------------------------
+
+
+def test_a_1_0_snapshot_with_a_byte_appended_is_taken() -> None:
+    # PROTOCOL.md's SNAPSHOT example (seq 1 here), one byte 01 appended; the HELLO says 1.0.
+    wire = (
+        "00 02 02 02 01 02 25 03 9c 01 01 02 03 16 01 70 07 04 a1 b2 c3 d4 e5 f6 01 71 07 04 11 22 33 44"
+        " 55 66 02 06 07 04 77 88 99 08 aa bb 01 52 19 32 94 00"
+    )
+    link = hello_link()
+    events = link.feed(x(wire), 0.1)
+    tags = [(Loc.cell("H8"), UID1), (Loc.cell("I8"), UID2), (Loc.slot(0, 0), UID3)]
+    assert boards(events) == [BoardSnapshot.of(tags)]
+    assert link.state is LinkState.SYNCED and link.stats.bad_payloads == 0
+    # CHANGES example (seq 2) with ee 00 appended, FAULT example (seq 3) with 05 appended.
+    changes = "00 02 03 02 02 02 15 03 9d 01 01 02 02 08 01 72 07 04 77 88 99 04 aa bb 02 01 02 ee 05 e8 b7 91 62 00"
+    fault = "00 02 05 02 03 02 0a 05 03 01 03 01 0a 01 01 01 0f 05 4c 34 ec a7 00"
+    events = link.feed(x(changes) + x(fault), 0.2)
+    moved = BoardSnapshot.of(tags).with_changes([(Loc.cell("J8"), UID3), (Loc.slot(0, 0), b"")])
+    assert events == [
+        SnapshotReceived(moved, FrameType.CHANGES, 0.2),
+        ReaderFault(3, FaultCode.NO_RESPONSE, (Loc.cell("A1"), Loc.cell("B1"), Loc.cell("A2")), 0.2),
+    ]
+    assert link.stats.bad_payloads == 0
+
+
+def test_a_tag_list_cut_short_is_still_a_bad_payload() -> None:
+    link = hello_link()
+    # count 2, one entry: nothing appended, something missing.
+    link.feed(forged(FrameType.SNAPSHOT, 1, x("01 00 00 00 02 00 01 70 07") + UID1), 0.1)
+    assert link.stats.bad_payloads == 1 and link.board == BoardSnapshot()
+
+
+# --- a refused HELLO is retried -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wire", "event_type", "says"),
+    [
+        (HELLO_2_0, VersionMismatch, "board firmware speaks protocol 2.0; this scoreboard speaks 1.x"),
+        (HELLO_13, UnsupportedBoard, "this board cannot be used: it has 13 x 13 cells, not 15 x 15"),
+    ],
+)
+def test_a_refused_hello_is_retried_every_few_seconds(wire: str, event_type: type, says: str) -> None:
+    link = BoardLink()
+    link.reset(0.0)
+    assert link.outgoing() == x(IDENTIFY[0])
+    (event,) = link.feed(x(wire), 0.1)
+    assert isinstance(event, event_type) and says in event.message()
+    assert link.state is LinkState.INCOMPATIBLE
+    assert link.feed(x(SNAP_H8_SEQ2), 0.2) == []  # its frames are not interpreted
+    assert link.feed(x(SNAP_H8_SEQ2), 1.2) == [] and link.feed(x(SNAP_H8_SEQ2), 2.2) == []
+    assert link.tick(0.1 + REFUSED_RETRY - 0.01) == [] and link.outgoing() == b""
+    assert link.tick(0.1 + REFUSED_RETRY) == [] and link.outgoing() == x(IDENTIFY[1])
+    assert link.feed(x(wire), 3.2) == []  # the same refusal is not reported again
+    for at in (4.2, 5.2, 6.2):  # frames keep coming: the link is not lost, it stays refused ...
+        assert link.feed(x(SNAP_H8_SEQ2), at) == [] and link.tick(at) == []
+    assert link.tick(3.2 + REFUSED_RETRY) == [] and link.outgoing() == x(IDENTIFY[2])
+    assert link.stats.refusals == 2 and link.state is LinkState.INCOMPATIBLE
+    # ... until the controller (updated, replaced) says an acceptable HELLO.
+    assert link.feed(x(HELLO_WIRE), 7.1) == [BoardConnected(HELLO, 7.1)]
+    assert link.state is LinkState.SYNCING
+
+
+def test_a_refusal_is_reported_again_after_an_accepted_hello() -> None:
+    link = BoardLink()
+    assert len(link.feed(x(HELLO_2_0), 0.0)) == 1
+    assert link.feed(x(HELLO_WIRE), 0.1) == [BoardConnected(HELLO, 0.1)]
+    assert len(link.feed(x(HELLO_2_0), 0.2)) == 1
+    (event,) = link.feed(x(HELLO_13), 0.3)  # another reason: reported
+    assert isinstance(event, UnsupportedBoard)
+
+
+def test_the_refused_retry_interval_is_checked() -> None:
+    with pytest.raises(LinkConfigError, match="0.0"):
+        BoardLink(refused_retry=0.0)
+
+
+# --- a HELLO that changes the geometry --------------------------------------------------------------
+
+
+def test_a_hello_with_another_geometry_is_adopted_and_confirmed() -> None:
+    link = hello_link()
+    link.feed(forged(FrameType.SNAPSHOT, 1, x("01 00 00 00 01 00 01 70 07") + UID1), 0.05)
+    link.outgoing()
+    (event,) = link.feed(x(HELLO_4X9), 0.1)
+    assert isinstance(event, BoardConnected) and (event.hello.racks, event.hello.slots) == (4, 9)
+    assert link.outgoing() == x(IDENTIFY[0])  # confirmed: a corrupted or forged one is replaced
+    assert link.stats.geometry_changes == 1 and link.state is LinkState.SYNCING
+    # The controller's answer: the old geometry again (a change too, so confirmed in turn).
+    assert link.feed(x(HELLO_WIRE), 0.2) == [BoardConnected(HELLO, 0.2)]
+    assert link.stats.geometry_changes == 2 and link.outgoing() == x(IDENTIFY[1])
+    assert link.feed(x(HELLO_WIRE), 0.3) == [BoardConnected(HELLO, 0.3)]
+    assert link.outgoing() == b"" and link.stats.geometry_changes == 2  # the same: no question
+
+
+# --- a restart: the hook ----------------------------------------------------------------------------
+
+
+def test_restarted_asks_for_hello_and_the_scan_settings_follow() -> None:
+    scan = SetScan(stable_sweeps=3)
+    link = BoardLink(scan=scan)
+    link.feed(x(HELLO_WIRE), 0.0)
+    link.feed(forged(FrameType.SNAPSHOT, 1, x("01 00 00 00 00 00")), 0.1)
+    assert sent(link) == [scan] and link.state is LinkState.SYNCED
+    link.restarted(1.0)
+    assert sent(link) == [Identify()] and link.state is LinkState.WAITING_HELLO
+    assert link.stats.reboots == 1
+    assert link.feed(forged(FrameType.SNAPSHOT, 2, x("01 00 00 00 00 00")), 1.1) == []  # not before HELLO
+    link.feed(x(HELLO_WIRE), 1.2)
+    assert sent(link) == [scan]
