@@ -29,8 +29,9 @@ from drivers.board.link import (
     SnapshotReceived,
     UnsupportedBoard,
     VersionMismatch,
+    geometry,
 )
-from drivers.board.protocol import FaultCode, Loc
+from drivers.board.protocol import FaultCode, Hello, Loc
 from drivers.board.reading import describe_duplicates, describe_fault, describe_unknown
 from drivers.board.serial_link import BoardDisconnected, BoardReconnected, SerialEvent
 from drivers.board.snapshot import BoardSnapshot
@@ -52,6 +53,7 @@ from scoreboard.controller import (
     Lobby,
     Notice,
     Over,
+    Playing,
     PowerOff,
     ReaderState,
     Record,
@@ -133,6 +135,8 @@ class Service:
         self.kept_copy: Path | None = None  # the journal's files copied aside: a game in it could not be read
         self._reading: tuple[str, ...] = ()  # what the log last said was wrong with the board
         self._read_seen: tuple[BoardSnapshot, tuple[tuple[bytes, tuple[Loc, ...]], ...], str] | None = None
+        self._geometry: tuple[int, int, int, int] | None = None  # of the board last taken (cols, rows, racks, slots)
+        self._foreign = False  # a board of another geometry than the game's is connected
 
     # --- start ---------------------------------------------------------------------------
 
@@ -205,6 +209,8 @@ class Service:
         """A board-link event: readings through the stabiliser, link state as away/back."""
         match event:
             case SnapshotReceived(snapshot=snapshot, at=at):
+                if self._foreign:
+                    return  # (another geometry than the game's: its readings are not the game's board)
                 stab = self.stabiliser
                 stab.update(snapshot, at)
                 if not stab.warm:
@@ -212,15 +218,16 @@ class Service:
                 dups = tuple((uid, tuple(locs)) for uid, locs in sorted(stab.duplicates.items()))
                 self.handle(BoardRead(stab.stable, stab.is_settled, at, dups))
                 self._log_reading(dups)
-            case BoardConnected(at=at):
-                self.handle(BoardBack(at))
+            case BoardConnected(hello=hello, at=at):
+                if not self._foreign_board(hello, at):
+                    self.handle(BoardBack(at))
             case BoardDisconnected(reason=reason, at=at):
                 self.handle(BoardAway(reason, at))
             case LinkLost(silent_for=silent, at=at):
                 self.handle(BoardAway(f"no frame for {silent:.1f} s", at))
             case VersionMismatch() | UnsupportedBoard():
                 log.error("%s", event.message())
-                self.handle(BoardAway(event.message(), event.at))
+                self.handle(BoardAway(event.shown(), event.at, refused=True))
             case ReaderFault(reader=reader, code=code, locs=locs, at=at):
                 log.warning("board reader %s: %r: %s", reader, code, describe_fault(event))
                 self.handle(ReaderState(reader, code is FaultCode.RECOVERED, locs, at))
@@ -228,6 +235,23 @@ class Service:
                 log.info("board port open at %s", device)
             case _:
                 assert_never(event)
+
+    def _foreign_board(self, hello: Hello, at: float) -> bool:
+        """True when ``hello`` describes a board of another geometry than the one the game in
+        play started on: the game is untouched and nothing is judged (away, refused) until a
+        board of its geometry is back. Out of play, a board's geometry is taken as it is."""
+        shape = geometry(hello)
+        playing = self.state is not None and isinstance(self.state.phase, Playing)
+        if self._geometry is None or not playing or shape == self._geometry:
+            self._geometry = shape
+            self._foreign = False
+            return False
+        self._foreign = True
+        _, _, racks, slots = self._geometry
+        why = f"{hello.racks} racks of {hello.slots} slots, not {racks} of {slots}"
+        log.error("the board's geometry changed mid-game: %s as the game's; waiting for the game's board", why)
+        self.handle(BoardAway(why, at, refused=True))
+        return True
 
     def _log_reading(self, dups: tuple[tuple[bytes, tuple[Loc, ...]], ...]) -> None:
         """Log unknown tiles and tiles read twice (their tags), when what is wrong changes.

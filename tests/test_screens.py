@@ -108,6 +108,7 @@ SCREENS: dict[str, Screen] = {
             (ErrorKind.TILE_MOVED, "E: H8 -> H9"),
             (ErrorKind.UNKNOWN_TILE, "C4 04A224B2C35E80"),
             (ErrorKind.BOARD_DISCONNECTED, ""),
+            (ErrorKind.BOARD_REFUSED, "board protocol 2.0, scoreboard 1.x: update one"),
             (ErrorKind.READ_TIMEOUT, ""),
             (ErrorKind.REMOVE_TILES, "H8 H9 H10 H11"),
             (ErrorKind.PUT_BACK_TILES, "E, N, ?"),
@@ -130,6 +131,8 @@ SCREENS: dict[str, Screen] = {
         )
     },
     "error-bad-play-short": ErrorScreen(ErrorKind.BAD_PLAY, "no tiles placed"),
+    "error-board-refused-geometry": ErrorScreen(ErrorKind.BOARD_REFUSED, "4 racks of 9 slots, not 2 of 7"),
+    "error-board-refused-cells": ErrorScreen(ErrorKind.BOARD_REFUSED, "it has 13 x 13 cells, not 15 x 15"),
     "blank-picker": BlankPickerScreen("H8", tuple(GERMAN), selected=27),
     "confirm-pass": ConfirmScreen(ConfirmKind.PASS, player="Anna"),
     "confirm-exchange": ConfirmScreen(ConfirmKind.EXCHANGE, count=3, player="Ben"),

@@ -134,6 +134,10 @@ class VersionMismatch(BoardEvent):
             f"this scoreboard speaks {self.host[0]}.x: update one of them"
         )
 
+    def shown(self) -> str:
+        """The reason, short enough for the display."""
+        return f"board protocol {self.board[0]}.{self.board[1]}, scoreboard {self.host[0]}.x: update one"
+
 
 @dataclass(frozen=True)
 class UnsupportedBoard(BoardEvent):
@@ -146,6 +150,10 @@ class UnsupportedBoard(BoardEvent):
     def message(self) -> str:
         """What to tell the players."""
         return f"this board cannot be used: {self.reason}"
+
+    def shown(self) -> str:
+        """The reason, short enough for the display."""
+        return self.reason
 
 
 @dataclass(frozen=True)

@@ -108,30 +108,38 @@ def move_limit(ctx: Context, s: TableState) -> Step:
 
 def pause(s: TableState) -> TableState:
     """The Pause button (a long Menu press, or Pause in the menu): any button resumes."""
-    return _halt(s, True, s.halt.away if s.halt is not None else None)
+    return _halt(s, True, *_away(s))
 
 
 def resume(s: TableState) -> TableState:
     """A button pressed while paused."""
-    return _halt(s, False, s.halt.away if s.halt is not None else None)
+    return _halt(s, False, *_away(s))
 
 
-def board_away(s: TableState, reason: str) -> TableState:
-    """The board link is down: nothing can be judged, time stands still."""
-    away = s.halt.away if s.halt is not None and s.halt.away is not None else reason
-    return _halt(s, s.paused, away)
+def _away(s: TableState) -> tuple[str | None, bool]:
+    return (s.halt.away, s.halt.refused) if s.halt is not None else (None, False)
+
+
+def board_away(s: TableState, reason: str, refused: bool = False) -> TableState:
+    """The board link is down, or (``refused``) its board cannot be used: nothing can be
+    judged, time stands still. The first reason of a link down is kept; a refusal, and a
+    link down after one, replace what was shown (the newest news of the board)."""
+    was = s.halt
+    if was is not None and was.away is not None and not refused and not was.refused:
+        reason = was.away
+    return _halt(s, s.paused, reason, refused)
 
 
 def board_back(s: TableState) -> TableState:
-    """The board link is up again."""
+    """The board link is up again (with a board that can be used)."""
     return _halt(s, s.paused, None)
 
 
-def _halt(s: TableState, paused: bool, away: str | None) -> TableState:
+def _halt(s: TableState, paused: bool, away: str | None, refused: bool = False) -> TableState:
     was = s.halt
     if paused or away is not None:
         # (a Done waiting for its read waits on: the first settled read once time runs again judges it)
-        return replace(s, halt=Halt(was.since if was is not None else s.now, paused, away))
+        return replace(s, halt=Halt(was.since if was is not None else s.now, paused, away, refused and away is not None))
     if was is None:
         return s
     return _shifted(replace(s, halt=None), s.now - was.since)

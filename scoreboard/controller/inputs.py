@@ -33,10 +33,16 @@ class BoardRead:
 
 @dataclass(frozen=True)
 class BoardAway:
-    """The board link is down (cable pulled, controller silent); ``reason`` says how."""
+    """The board link is down (cable pulled, controller silent); ``reason`` says how.
+
+    ``refused``: the controller answers but its board cannot be used (another protocol
+    major version, a geometry this scoreboard or the game cannot play on); the display
+    shows ``reason``, and nothing is judged until a usable board is back.
+    """
 
     reason: str
     at: float
+    refused: bool = False
 
 
 @dataclass(frozen=True)

@@ -284,11 +284,13 @@ class Reads:
 @dataclass(frozen=True)
 class Halt:
     """Time stands still since ``since``: ``paused`` (any button resumes) and/or the board
-    link is down (``away``: why)."""
+    link is down (``away``: why; ``refused``: the board answers but cannot be used, and the
+    display shows why)."""
 
     since: float
     paused: bool = False
     away: str | None = None
+    refused: bool = False
 
 
 @dataclass(frozen=True)

@@ -151,8 +151,8 @@ def _handle(ctx: Context, s: TableState, event: Input) -> Step:
         case ButtonEvent():
             s, more = press(ctx, s, event)
             fx += more
-        case BoardAway(reason=reason):
-            s = board_away(s, reason)
+        case BoardAway(reason=reason, refused=refused):
+            s = board_away(s, reason, refused)
         case BoardBack():
             s = board_back(s)
         case ReaderState():

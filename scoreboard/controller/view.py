@@ -86,7 +86,10 @@ def _layers(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int | None]]:
     an all-seat screen ends them (the scores below are :func:`_base`'s)."""
     game, names = s.game, s.names
     if s.away:
-        yield ErrorScreen(ErrorKind.BOARD_DISCONNECTED), None
+        halt = s.halt
+        refused = halt is not None and halt.refused and halt.away is not None
+        why = halt.away if halt is not None and halt.away is not None else ""
+        yield (ErrorScreen(ErrorKind.BOARD_REFUSED, why) if refused else ErrorScreen(ErrorKind.BOARD_DISCONNECTED)), None
         return
     if s.paused:
         yield PausedScreen(names[game.turn] if game is not None and not game.over else ""), None

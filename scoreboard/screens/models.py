@@ -125,6 +125,7 @@ class ErrorKind(enum.Enum):
     TILE_MOVED = "tile-moved"
     UNKNOWN_TILE = "unknown-tile"
     BOARD_DISCONNECTED = "board-disconnected"
+    BOARD_REFUSED = "board-refused"  # the controller answers, its board cannot be used; detail: why, wrapped
     READ_TIMEOUT = "read-timeout"
     REMOVE_TILES = "remove-tiles"  # a withdrawn play: take these tiles off the board
     PUT_BACK_TILES = "put-back-tiles"  # tiles drawn after a withdrawn play: back in the bag

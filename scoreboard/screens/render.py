@@ -220,8 +220,8 @@ def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: _Canvas) -> None:
 def _error(m: ErrorScreen, lang: Lang, c: _Canvas) -> None:
     key = f"error.{m.kind.value}"
     c.title(text(f"{key}.title", lang), inverted=True)
-    if m.kind is ErrorKind.BAD_PLAY and m.detail:  # the engine's reason: as long as it is
-        y = c.wrapped(ROWS[0], text(f"{key}.body", lang), 2)
+    if m.kind in (ErrorKind.BAD_PLAY, ErrorKind.BOARD_REFUSED) and m.detail:  # a reason: as long as it is
+        y = c.wrapped(ROWS[0], text(f"{key}.body", lang), 2 if m.kind is ErrorKind.BAD_PLAY else 1)
         c.wrapped(y, m.detail, (HEIGHT - y) // LINE)
         return
     body_lines = 3 if m.detail else 4

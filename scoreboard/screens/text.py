@@ -114,6 +114,15 @@ TEXT: dict[str, dict[Lang, str]] = {
                 },
             ),
             (
+                ErrorKind.BOARD_REFUSED,
+                {"de": "Brett abgelehnt", "fr": "Plateau refusé", "en": "Board refused"},
+                {
+                    "de": "Spiel gespeichert.",
+                    "fr": "Partie conservée.",
+                    "en": "The game is kept.",
+                },
+            ),
+            (
                 ErrorKind.READ_TIMEOUT,
                 {"de": "Brett nicht gelesen", "fr": "Lecture impossible", "en": "Board not read"},
                 {
