@@ -294,19 +294,29 @@ def test_the_refused_retry_interval_is_checked() -> None:
 # --- a HELLO that changes the geometry --------------------------------------------------------------
 
 
-def test_a_hello_with_another_geometry_is_adopted_and_confirmed() -> None:
+def test_a_hello_with_another_geometry_is_held_until_confirmed() -> None:
     link = hello_link()
+    h8 = [(Loc.cell("H8"), UID1)]
     link.feed(forged(FrameType.SNAPSHOT, 1, x("01 00 00 00 01 00 01 70 07") + UID1), 0.05)
     link.outgoing()
-    (event,) = link.feed(x(HELLO_4X9), 0.1)
+    assert link.feed(x(HELLO_4X9), 1.5) == []  # held: a corrupted or forged one must not be taken
+    assert link.outgoing() == x(IDENTIFY[0]) and link.state is LinkState.WAITING_HELLO
+    assert link.stats.geometry_changes == 1 and link.hello == HELLO
+    # Meanwhile a frame that fits the held geometry only (rack 3) is not interpreted.
+    assert link.feed(forged(FrameType.SNAPSHOT, 1, x("01 00 00 00 01 00 02 20 07") + UID2), 1.55) == []
+    assert link.board == BoardSnapshot.of(h8)
+    # The controller's answer: the old geometry. Taken at once, nothing else asked.
+    assert link.feed(x(HELLO_WIRE), 1.6) == [BoardConnected(HELLO, 1.6)]
+    assert link.outgoing() == b"" and link.stats.geometry_changes == 1
+
+
+def test_a_real_geometry_change_is_taken_when_confirmed() -> None:
+    link = hello_link()
+    link.outgoing()
+    assert link.feed(x(HELLO_4X9), 0.1) == [] and link.outgoing() == x(IDENTIFY[0])
+    (event,) = link.feed(x(HELLO_4X9), 0.2)  # the answer says the same: a board of 4 racks of 9
     assert isinstance(event, BoardConnected) and (event.hello.racks, event.hello.slots) == (4, 9)
-    assert link.outgoing() == x(IDENTIFY[0])  # confirmed: a corrupted or forged one is replaced
-    assert link.stats.geometry_changes == 1 and link.state is LinkState.SYNCING
-    # The controller's answer: the old geometry again (a change too, so confirmed in turn).
-    assert link.feed(x(HELLO_WIRE), 0.2) == [BoardConnected(HELLO, 0.2)]
-    assert link.stats.geometry_changes == 2 and link.outgoing() == x(IDENTIFY[1])
-    assert link.feed(x(HELLO_WIRE), 0.3) == [BoardConnected(HELLO, 0.3)]
-    assert link.outgoing() == b"" and link.stats.geometry_changes == 2  # the same: no question
+    assert link.state is LinkState.SYNCING and link.stats.geometry_changes == 1
 
 
 # --- a restart: the hook ----------------------------------------------------------------------------

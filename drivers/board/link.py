@@ -15,9 +15,10 @@ The rules it applies:
 - a location the HELLO's geometry does not have (slot 8 of a 7-slot rack, a third rack of
   two) makes its SNAPSHOT, CHANGES or FAULT a bad payload: counted, never applied, and the
   host asks for HELLO again (its idea of the geometry may be what is wrong);
-- a HELLO that changes the geometry is adopted and confirmed with an IDENTIFY (a forged or
-  corrupted one is replaced by the controller's answer); whether a game can go on with
-  it is the service's question;
+- a HELLO that changes the geometry is held and confirmed with an IDENTIFY: it is taken
+  when the answer says the same (a corrupted or forged one is replaced by the answer, and
+  nothing is interpreted meanwhile); whether a game can go on with it is the service's
+  question;
 - a refused HELLO (another protocol major version, a board this scoreboard cannot play on)
   is reported once per reason, its frames are not interpreted, and IDENTIFY is sent again
   every ``refused_retry`` seconds: a controller updated or replaced is taken up again;
@@ -195,7 +196,7 @@ class LinkStats:
     link_losses: int = 0
     reboots: int = 0  # seen from the controller's uptime going back (its HELLO was lost)
     refusals: int = 0  # HELLOs refused (each one, repeats included)
-    geometry_changes: int = 0  # HELLOs adopted whose geometry differs from the one before
+    geometry_changes: int = 0  # HELLOs held for confirmation: their geometry differs from the one taken
 
 
 def geometry(hello: Hello) -> tuple[int, int, int, int]:
@@ -256,6 +257,7 @@ class BoardLink:
         self._identified_at: float | None = None  # when the last IDENTIFY went out
         self._uptime: int | None = None  # the controller's uptime in its last HEARTBEAT
         self._refusal: str | None = None  # the last refused HELLO's message, until one is accepted
+        self._held: Hello | None = None  # a HELLO of another geometry, until a second one confirms it
         self._counts = dict.fromkeys(
             (
                 "bad_payloads", "outside_geometry", "unknown_types", "ignored", "snapshot_requests",
@@ -410,7 +412,16 @@ class BoardLink:
         problem = _geometry_problem(hello)
         if problem:
             return self._refuse(UnsupportedBoard(hello, problem, now), now)
-        before = self.hello
+        before, held = self.hello, self._held
+        self._held = None
+        if before is not None and geometry(before) != geometry(hello) and (held is None or geometry(held) != geometry(hello)):
+            # (a corrupted or forged HELLO is replaced by the answer; a real change is confirmed)
+            self._counts["geometry_changes"] += 1
+            self._held = hello
+            self.state = LinkState.WAITING_HELLO
+            if self._identified_at is None or now - self._identified_at >= self.retry:
+                self._identify(now)
+            return []
         self._uptime = None
         self._refusal = None
         self._seq.reset(frame.seq)
@@ -419,10 +430,6 @@ class BoardLink:
         self._asked_at = now  # the controller sends a SNAPSHOT after HELLO; ask if it does not
         if self.scan is not None:
             self.send(self.scan)
-        if before is not None and geometry(before) != geometry(hello):
-            # (a corrupted or forged HELLO is replaced by the answer; a real change is confirmed)
-            self._counts["geometry_changes"] += 1
-            self.send(Identify())
         return [BoardConnected(hello, now)]
 
     def _refuse(self, event: VersionMismatch | UnsupportedBoard, now: float) -> list[BoardEvent]:
