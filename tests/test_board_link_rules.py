@@ -310,10 +310,20 @@ def test_a_hello_with_another_geometry_is_held_until_confirmed() -> None:
     assert link.outgoing() == b"" and link.stats.geometry_changes == 1
 
 
+def test_a_hello_of_another_geometry_after_a_refusal_is_held_too() -> None:
+    link = hello_link()
+    assert len(link.feed(x(HELLO_2_0), 0.1)) == 1 and link.hello is None
+    assert link.feed(x(HELLO_4X9), 0.2) == [] and link.state is LinkState.WAITING_HELLO
+    assert link.stats.geometry_changes == 1
+
+
 def test_a_real_geometry_change_is_taken_when_confirmed() -> None:
     link = hello_link()
     link.outgoing()
     assert link.feed(x(HELLO_4X9), 0.1) == [] and link.outgoing() == x(IDENTIFY[0])
+    assert link.feed(x(HELLO_4X9), 0.15) == []  # a second one alone is no answer (a repeated forgery)
+    ack = forged(FrameType.ACK, 1, x("00 00 00"))  # the controller's ACK of our IDENTIFY (seq 0)
+    assert link.feed(ack, 0.18) == []
     (event,) = link.feed(x(HELLO_4X9), 0.2)  # the answer says the same: a board of 4 racks of 9
     assert isinstance(event, BoardConnected) and (event.hello.racks, event.hello.slots) == (4, 9)
     assert link.state is LinkState.SYNCING and link.stats.geometry_changes == 1

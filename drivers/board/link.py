@@ -258,6 +258,9 @@ class BoardLink:
         self._uptime: int | None = None  # the controller's uptime in its last HEARTBEAT
         self._refusal: str | None = None  # the last refused HELLO's message, until one is accepted
         self._held: Hello | None = None  # a HELLO of another geometry, until a second one confirms it
+        self._taken: Hello | None = None  # the last HELLO taken (kept through refusals and losses)
+        self._identify_seq: int | None = None  # our last IDENTIFY's seq
+        self._answered = False  # its ACK came: the next HELLO is the answer (confirms a held one)
         self._counts = dict.fromkeys(
             (
                 "bad_payloads", "outside_geometry", "unknown_types", "ignored", "snapshot_requests",
@@ -345,6 +348,9 @@ class BoardLink:
     def _frame(self, frame: Frame, now: float) -> list[BoardEvent]:
         if frame.type == FrameType.HELLO:
             return self._hello(frame, now)
+        if self._held is not None and frame.type == FrameType.ACK and len(frame.payload) >= 2:
+            # (read outside the sequence: the controller's ACK of our IDENTIFY, then its HELLO)
+            self._answered = int.from_bytes(frame.payload[:2], "little") == self._identify_seq
         if self.state in (LinkState.WAITING_HELLO, LinkState.INCOMPATIBLE):
             self._counts["ignored"] += 1
             return []
@@ -412,11 +418,14 @@ class BoardLink:
         problem = _geometry_problem(hello)
         if problem:
             return self._refuse(UnsupportedBoard(hello, problem, now), now)
-        before, held = self.hello, self._held
-        self._held = None
-        if before is not None and geometry(before) != geometry(hello) and (held is None or geometry(held) != geometry(hello)):
-            # (a corrupted or forged HELLO is replaced by the answer; a real change is confirmed)
-            self._counts["geometry_changes"] += 1
+        before, held, answered = self._taken, self._held, self._answered
+        self._held, self._answered = None, False
+        confirmed = held is not None and answered and geometry(held) == geometry(hello)
+        if before is not None and geometry(before) != geometry(hello) and not confirmed:
+            # (held until the answer to our IDENTIFY says the same: a corrupted or forged HELLO
+            # is replaced by the answer; a real change is confirmed by it)
+            if held is None or geometry(held) != geometry(hello):
+                self._counts["geometry_changes"] += 1
             self._held = hello
             self.state = LinkState.WAITING_HELLO
             if self._identified_at is None or now - self._identified_at >= self.retry:
@@ -425,7 +434,7 @@ class BoardLink:
         self._uptime = None
         self._refusal = None
         self._seq.reset(frame.seq)
-        self.hello = hello
+        self.hello = self._taken = hello
         self.state = LinkState.SYNCING
         self._asked_at = now  # the controller sends a SNAPSHOT after HELLO; ask if it does not
         if self.scan is not None:
@@ -485,6 +494,7 @@ class BoardLink:
         self._counts["snapshot_requests"] += 1
 
     def _identify(self, now: float) -> None:
+        self._identify_seq = self._tx_seq
         self.send(Identify())
         self._asked_at = self._identified_at = now
 
