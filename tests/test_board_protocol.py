@@ -45,7 +45,8 @@ EXPECTED = {
     "SNAPSHOT": (Snapshot(412, ((Loc.cell("H8"), UID1), (Loc.cell("I8"), UID2), (Loc.slot(0, 0), UID3))), 7),
     "CHANGES": (Changes(413, ((Loc.cell("J8"), UID3), (Loc.slot(0, 0), b""))), 8),
     "HEARTBEAT": (Heartbeat(413, 61234, 182, 0), 9),
-    "FAULT": (Fault(3, FaultCode.NO_RESPONSE, (Loc.cell("A1"), Loc.cell("B1"), Loc.cell("A2"))), 10),
+    # Reader 3 covers row 4 in the reference layout (hardware/README.md).
+    "FAULT": (Fault(3, FaultCode.NO_RESPONSE, tuple(Loc.cell(f"{c}4") for c in "ABCDEFGHIJKLMNO")), 10),
     "ACK": (Ack(5, AckStatus.OK), 11),
     "REQUEST_SNAPSHOT": (RequestSnapshot(), 5),
     "SET_SCAN": (SetScan(3, 150, 1500, 1000, 500), 6),
