@@ -443,15 +443,13 @@ def test_e9_e10_link_ignores_flags_and_counts_unknown_types_in_sequence() -> Non
 HOST_1_1 = "drivers/board/link.py does not follow this protocol 1.1 rule yet (issue 13 item 2)"
 
 
-@pytest.mark.xfail(reason=HOST_1_1 + ": locations checked against the HELLO's geometry", strict=False)
 def test_e3_link_refuses_a_slot_the_hello_does_not_declare() -> None:
     link = synced_at(42)
     changes, _ = wires("E3")
     assert link.feed(changes, 1.0) == []
-    assert link.stats.bad_payloads == 1 and sent_types(link) == [FrameType.REQUEST_SNAPSHOT]
+    assert link.stats.outside_geometry == 1 and sent_types(link) == [FrameType.IDENTIFY]
 
 
-@pytest.mark.xfail(reason=HOST_1_1 + ": IDENTIFY every 5 s while refused", strict=False)
 def test_e4_link_retries_a_refusal() -> None:
     link = BoardLink()
     link.reset(0.0)
@@ -459,10 +457,10 @@ def test_e4_link_retries_a_refusal() -> None:
     hello2, _ = wires("E4")
     link.feed(hello2, 0.1)
     assert link.state is not LinkState.SYNCING
-    for t in (1.0, 2.0, 3.0, 4.0, 5.0):
+    for t in (1.0, 2.0, 3.0):
         link.feed(ref_frame(FrameType.HEARTBEAT, int(t), struct.pack("<IIHB", 1, 1000, 1, 0)), t)  # keeps it alive
         link.tick(t)
-    link.tick(5.2)
+    link.tick(3.2)
     assert FrameType.IDENTIFY in sent_types(link)
 
 
@@ -494,7 +492,6 @@ def test_e8_link_takes_a_wrap_for_no_restart() -> None:
     assert link.stats.reboots == 0 and sent_types(link) == []
 
 
-@pytest.mark.xfail(reason=HOST_1_1 + ": appended bytes ignored whatever the HELLO's minor", strict=False)
 def test_e11_link_ignores_appended_bytes_from_a_1_0_controller() -> None:
     link = BoardLink()
     link.reset(0.0)
