@@ -230,6 +230,10 @@ class Rp2Hal(Hal):
         self.spi.write(buf)
         self._deselect(device)
 
+    def mcp_write(self, device, hw_addr, reg, data):
+        """Expander registers from ``reg`` on (``mcp23s17.enable_addresses`` uses it)."""
+        self._mcp_write(device, hw_addr, reg, data)
+
     def mcp_read(self, device, hw_addr, reg):
         """One expander register (``mcp23s17.enable_addresses`` checks addresses with it)."""
         buf = bytearray((0x41 | (hw_addr << 1), reg, 0))
