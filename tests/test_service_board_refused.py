@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from luma.core.device import dummy
 from tablehelpers import Rig, rig
+from test_service import Clock, mirror_into, service_for
 
 from drivers.board.link import BoardConnected, LinkLost, SnapshotReceived, UnsupportedBoard, VersionMismatch
 from drivers.board.protocol import FrameType, Hello
 from drivers.board.snapshot import BoardSnapshot
 from drivers.buttons.logic import ButtonEvent, Kind, Role
-from drivers.display.oled import Display
 from engine.events import Play
 from scoreboard.controller import TableState
-from scoreboard.journal import Journal
 from scoreboard.screens.models import ErrorKind, ErrorScreen
 from scoreboard.service import Service
 
@@ -24,30 +22,15 @@ HELLO = Hello((1, 0, 0), (1, 0), 15, 15, 2, 7, 32, BOARD_ID)
 WIDER = Hello((1, 0, 0), (1, 0), 15, 15, 4, 9, 32, BOARD_ID)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def dealt(tmp_path: Path) -> tuple[Rig, Service, Clock]:
     """A German table of two, the racks dealt, driven through ``board_event`` only from here."""
     clock = Clock()
     r = rig("de", 2, words=("HAUS",))
-    service = Service(r.table, Journal.open(tmp_path), [Display(dummy(width=128, height=64, mode="1"))],
-                      language="de", clock=clock)
+    service = service_for(r, tmp_path, clock)
     service.start("de", 2)
     service.board_event(BoardConnected(HELLO, 0.0))
     original = r.feed
-
-    def feed(event: object) -> None:
-        clock.now = getattr(event, "at", clock.now)
-        service.handle(event)  # type: ignore[arg-type]
-        original(event)
-
-    r.feed = feed  # type: ignore[method-assign]
+    mirror_into(r, service, clock)
     r.draw_first("AE")
     r.deal({0: "HAUSTEN", 1: "ABENDRO"})
     r.feed = original  # type: ignore[method-assign]
@@ -132,8 +115,7 @@ def test_a_board_of_another_geometry_mid_game_is_not_judged_until_the_games_is_b
 def test_out_of_play_a_board_of_another_geometry_is_taken(tmp_path: Path) -> None:
     clock = Clock()
     r = rig("de", 2)
-    service = Service(r.table, Journal.open(tmp_path), [Display(dummy(width=128, height=64, mode="1"))],
-                      language="de", clock=clock)
+    service = service_for(r, tmp_path, clock)
     service.start("de", 2)
     service.board_event(BoardConnected(HELLO, 0.0))
     service.board_event(BoardConnected(WIDER, 1.0))  # no game in play: nothing to protect
