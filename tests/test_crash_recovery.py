@@ -166,7 +166,10 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
         board, link = start_board(folder / "ref")
         try:
             ref = service(folder / "ref-state", folder / "ref-out", link, script)
+            shown_once(ref, folder / "ref-out" / "screens.txt", 0)
+            began = time.monotonic()
             assert ref.wait(timeout=PATIENCE) == 0
+            game_s = time.monotonic() - began  # how long the game plays here, from its first screen
         finally:
             board.terminate()
             board.wait(timeout=10)
@@ -179,6 +182,10 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
         board, link = start_board(folder / "crash")
         kills = checked = 0
         shown_log = out / "screens.txt"
+        # The kill moments are spread over the game as this machine plays it: KILLS of them at
+        # a mean spacing of 0.75/KILLS of the game take about three quarters of it (a fixed
+        # spacing in seconds gave a fast machine too few kills and a slow one too many).
+        spacing = 1.5 * game_s / KILLS
         try:
             while True:
                 before = shown_log.read_text(encoding="utf-8").splitlines() if shown_log.exists() else []
@@ -186,7 +193,7 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
                 if kills < KILLS:
                     shown_once(proc, shown_log, len(before))  # a loaded machine starts slowly
                     try:
-                        code = proc.wait(timeout=rng.uniform(0.0, 1.8))
+                        code = proc.wait(timeout=rng.uniform(0.0, spacing))
                     except subprocess.TimeoutExpired:
                         proc.send_signal(signal.SIGKILL)
                         proc.wait(timeout=30)
