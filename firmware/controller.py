@@ -71,6 +71,8 @@ class Controller:
     def send_snapshot(self):
         """SNAPSHOT of every stable tag; the periodic snapshot timer starts again."""
         sc = self.scanner
+        if not self.snapshot_sent:
+            sc.take_changes()  # the first SNAPSHOT carries every change before it
         self._send(F.SNAPSHOT, F.tags_payload(sc.sweep, sc.stable_tags()))
         self._next_snapshot = self.hal.ticks_add(self.hal.ticks_ms(), self.snapshot_ms)
         if not self.snapshot_sent:

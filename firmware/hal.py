@@ -15,7 +15,13 @@ from firmware.iso14443a import BadRead
 TICKS_PERIOD = 1 << 30
 _TICKS_HALF = TICKS_PERIOD >> 1
 
-__all__ = ["TICKS_PERIOD", "BadRead", "Hal", "ReaderFault", "ticks_add", "ticks_diff"]
+SETTLE_US = 1000  # the default: NTAG21x need 0.25 ms and more; see TIMING.md, "Settle time"
+SETTLE_MAX_US = 5000  # ISO/IEC 14443-3: a tag is ready at most 5 ms after the field reaches it
+FRAME_MAX_US = 1300  # the longest exchange's frames on air: SELECT (9 bytes) and SAK at 106 kbit/s
+DEADLINE_MARGIN_US = 1000  # the timer's 25 us ticks, the reader's own processing, the IRQ line
+
+__all__ = ["SETTLE_MAX_US", "SETTLE_US", "TICKS_PERIOD", "BadRead", "Hal", "ReaderFault", "exchange_deadline_us",
+           "ticks_add", "ticks_diff"]
 
 
 class ReaderFault(Exception):
@@ -34,6 +40,18 @@ def ticks_diff(a, b):
 def ticks_add(a, delta):
     """``a + delta`` wrapped at ``TICKS_PERIOD`` (as ``time.ticks_add``)."""
     return (a + delta) & (TICKS_PERIOD - 1)
+
+
+def exchange_deadline_us(timeout_us):
+    """How long after its launch one exchange may go unanswered before the reader is hung.
+
+    Every exchange ends by itself: the reader's timer (started at the end of transmission,
+    stopped when an answer begins) raises its IRQ after ``timeout_us`` at the latest. So
+    the bound is the frames on air, the time-out and a margin, counted from that
+    exchange's launch: the time a busy CPU takes to get to a finished reader is not part
+    of it, and a reader past its deadline is looked at once more before it is called hung.
+    """
+    return FRAME_MAX_US + timeout_us + DEADLINE_MARGIN_US
 
 
 class Hal:
@@ -72,8 +90,20 @@ class Hal:
         """How long a reader waits for a tag's answer before calling the cell empty."""
         raise NotImplementedError
 
+    def set_settle_us(self, us):
+        """How long an antenna is in the field before the WUPA goes out (0-5000 us).
+
+        The wait never blocks the other readers: the WUPA is launched by :meth:`ready`
+        once the time is up.
+        """
+        raise NotImplementedError
+
     def start_read(self, reader, antenna, known=None):
         """Switch ``reader`` to ``antenna`` and start reading the UID there; returns at once.
+
+        The reader's antenna is selected and its transmitter on from here until its read
+        finishes (:meth:`ready` returns it): an idle reader has no field and no antenna, so
+        the scanner's keep-out, which looks at the readers that read, holds at every moment.
 
         With ``known`` (the UID last read there) the reader may stop after cascade level 1
         when the tag's answer matches it (``iso14443a.Select``) and report ``known``.

@@ -21,59 +21,147 @@ import random
 from collections.abc import Callable
 
 from firmware.frames import AREA_BOARD, COLS, parse_loc
-from firmware.hal import TICKS_PERIOD, BadRead, Hal, ReaderFault
+from firmware.hal import SETTLE_MAX_US, SETTLE_US, TICKS_PERIOD, BadRead, Hal, ReaderFault, exchange_deadline_us
 from firmware.iso14443a import cascade1
+from firmware.mcp23s17 import HAEN, IOCON, IODIRA, OLATA, enable_addresses
 from firmware.scanner import Layout
 
 
 class Costs:
-    """Time costs in microseconds (TIMING.md, "Per-read costs").
+    """Time costs in microseconds (TIMING.md, "Per-read costs"): the parameters of the model.
 
-    Reader time: a 7-byte select 6.5-8.5 ms (measured), an empty antenna the WUPA plus the
-    configured time-out, a presence check ``confirm_share`` of a select. CPU time is
-    counted from ``hal_rp2``'s SPI transactions (``reg_us`` each: 2-3 bytes at 4 MHz
-    plus MicroPython's call overhead at 125 MHz) and its Python work (``python_scale``
-    stretches the latter):
+    Reader time: a 7-byte select is 5 exchanges (WUPA, anticollision and select at cascade
+    levels 1 and 2) whose radio time adds up to 6.5-8.5 ms (measured), a fifth each; an
+    empty antenna is the WUPA plus the configured time-out; a presence check the first 2
+    exchanges. Between two exchanges the reader waits for the CPU: the HAL launches the
+    next one only when it gets to the reader, so a loaded CPU stretches every read.
 
-    - start: pick the antenna (60 us), one expander write, 7 transactions to launch WUPA;
-    - each finished exchange: 1.5 transactions to find the reader behind the IRQ line,
-      2 to fetch the answer, 30 us in ``Select.answer``; each next exchange 7 to launch;
-      two CRC_A (40 us each) per full select;
-    - end of a read: 1 transaction to release the IRQ line, 40 us of debounce.
+    CPU time is counted in ``hal_rp2``'s SPI transactions (``reg_us`` each: 2-3 bytes at
+    4 MHz plus MicroPython's call overhead at 125 MHz) and its Python work
+    (``python_scale`` stretches the latter):
+
+    - start: pick the antenna (60 us), one expander write (the antenna), one to switch the
+      transmitter on; after the settle time, 7 transactions to launch the WUPA;
+    - each finished exchange: 1.5 transactions to find the reader behind the IRQ line, 2 to
+      fetch the answer, 30 us in ``Select.answer``; each next exchange 7 to launch; two
+      CRC_A (40 us each) per full select;
+    - end of a read: CMD_IDLE, transmitter off, antenna deselected, IRQ released (4
+      transactions), 40 us of debounce.
+
+    ``tag_powerup_us``: how long a tag needs in the field before it answers (ISO 14443-3
+    allows 5 ms); a WUPA sent sooner after the antenna was switched on goes unanswered.
+    ``mcp_erratum``: expanders with A2 high ignore a HAEN write to address 0.
     """
 
     def __init__(self, reg_us: float = 15.0, python_scale: float = 1.0,
-                 tag_min_us: int = 6500, tag_max_us: int = 8500) -> None:
+                 tag_min_us: int = 6500, tag_max_us: int = 8500, tag_powerup_us: int = 200,
+                 mcp_erratum: bool = True) -> None:
         self.reg_us = reg_us
         self.python_scale = python_scale
-        self.settle_us = 40  # after switching antennas, before the WUPA goes out
+        self.tag_powerup_us = tag_powerup_us
+        self.mcp_erratum = mcp_erratum
         self.wupa_us = 100  # the WUPA frame and the tag's frame delay time
         self.tag_min_us = tag_min_us  # a 7-byte select, measured (HARDWARE-NOTES.md)
         self.tag_max_us = tag_max_us
-        self.confirm_share = 0.4  # WUPA and level-1 anticollision: 2 of the 5 exchanges
-        self.deadline_us = 20000  # a read not finished by then: the reader is dead
+        self.select_exchanges = 5  # WUPA, then anticollision + select at levels 1 and 2
+        self.confirm_exchanges = 2  # WUPA and level-1 anticollision
         self.reset_us = 2000  # RST pulse, oscillator start, register set-up
         reg, py = reg_us, python_scale
-        find, fetch, launch = 1.5 * reg, 2 * reg, 7 * reg
-        end = reg + 40 * py
-        self.cpu_start_us = int(60 * py + (reg + 5) + launch)
+        self.cpu_pick_us = int(60 * py + 2 * reg + 5)  # pick, antenna on, transmitter on
+        self.cpu_launch_us = int(7 * reg)  # CMD_IDLE, clear IRQs, flush, FIFO, framing, TRANSCEIVE, StartSend
         self.cpu_nothing_us = 5  # the IRQ line is high: one GPIO read
-        self.cpu_empty_us = int(find + 30 * py + end)
-        self.cpu_tag_us = int(5 * (find + fetch + 30 * py) + 4 * launch + 2 * 40 * py + end)
-        self.cpu_confirm_us = int(2 * (find + fetch + 30 * py) + launch + end)
+        self.cpu_exchange_us = int(1.5 * reg + 2 * reg + 30 * py)  # find, fetch, Select.answer
+        self.cpu_crc_us = int(40 * py)
+        self.cpu_end_us = int(4 * reg + 40 * py)  # CMD_IDLE, field off, antenna off, IRQ; debounce
         self.cpu_write_us = 50  # one frame into the USB buffer (plus 1 us per 4 bytes)
         self.cpu_read_us = 10  # polling the serial input
 
+    @property
+    def cpu_start_us(self) -> int:
+        """CPU time to start a read up to its WUPA (the settle time not counted)."""
+        return self.cpu_pick_us + self.cpu_launch_us
+
+    @property
+    def cpu_tag_us(self) -> int:
+        """CPU time of a full select of a 7-byte UID after the start."""
+        n = self.select_exchanges
+        return n * self.cpu_exchange_us + (n - 1) * self.cpu_launch_us + 2 * self.cpu_crc_us + self.cpu_end_us
+
+    @property
+    def cpu_empty_us(self) -> int:
+        """CPU time of an empty antenna after the start."""
+        return self.cpu_exchange_us + self.cpu_end_us
+
+
+class FakeExpanders:
+    """The MCP23S17s behind each expander chip select, at register level (IOCON, OLAT...).
+
+    With ``erratum`` an expander whose A2 pin is high answers address 4 instead of 0 while
+    IOCON.HAEN is clear (Microchip's erratum). A read nobody answers gives 0xFF (MISO
+    pulled up); several answering give the AND of their bytes.
+    """
+
+    def __init__(self, devices: dict[int, int], erratum: bool = True) -> None:
+        self.erratum = erratum
+        self.regs: dict[tuple[int, int], bytearray] = {}
+        for device, count in devices.items():
+            for hw in range(count):
+                regs = bytearray(0x16)
+                regs[0] = regs[1] = 0xFF  # IODIR: inputs after power-up
+                self.regs[(device, hw)] = regs
+        self.writes = 0
+
+    def _answering(self, device: int, addr: int) -> list[bytearray]:
+        out = []
+        for (d, hw), regs in self.regs.items():
+            if d != device:
+                continue
+            if regs[0x0A] & 0x08:
+                own = hw
+            else:
+                own = 4 if self.erratum and hw & 4 else 0
+            if own == addr:
+                out.append(regs)
+        return out
+
+    def mcp_write(self, device: int, hw: int, reg: int, data: bytes) -> None:
+        self.writes += 1
+        for regs in self._answering(device, hw):
+            for k, b in enumerate(data):
+                r = (reg + k) % 0x16
+                regs[r] = b
+                if r in (0x0A, 0x0B):  # one IOCON, seen at both addresses
+                    regs[0x0A] = regs[0x0B] = b
+
+    def mcp_read(self, device: int, hw: int, reg: int) -> int:
+        value = 0xFF
+        for regs in self._answering(device, hw):
+            value &= regs[reg]
+        return value
+
+    def latch(self, device: int, hw: int) -> int:
+        """OLATB:OLATA of the expander at ``hw`` (its real address), 16 bits."""
+        regs = self.regs[(device, hw)]
+        return regs[0x14] | regs[0x15] << 8
+
 
 class _Job:
-    __slots__ = ("loc", "done_us", "outcome", "present", "confirmed")
+    """One read: the exchanges still to go and what the last one will give."""
 
-    def __init__(self, loc: int, done_us: int, outcome: object, present: bool, confirmed: bool = False) -> None:
-        self.loc = loc
-        self.done_us = done_us
-        self.outcome = outcome  # bytes, None, or an exception to raise
-        self.present = present
-        self.confirmed = confirmed  # a presence check that matched: the cheap path
+    __slots__ = ("loc", "outcome", "present", "confirmed", "radio", "launch_us", "done_us", "deadline_us",
+                 "started_us", "exchanges")
+
+    def __init__(self, loc: int, started_us: int) -> None:
+        self.loc = loc  # the location actually under the live antenna (-1: none)
+        self.outcome: object = None  # bytes, None, or an exception to raise
+        self.present = False
+        self.confirmed = False  # a presence check that matched: the cheap path
+        self.radio: list[int] = []  # radio time of each exchange still to launch
+        self.launch_us: int | None = None  # the WUPA waits for the settle time until then
+        self.done_us: int | None = None  # the exchange on air ends then (None: never, hung)
+        self.deadline_us = 0
+        self.started_us = started_us
+        self.exchanges = 0
 
 
 def _loc(loc: int | str) -> int:
@@ -160,11 +248,21 @@ def garble(uid: bytes, rng: random.Random) -> bytes:
 
 
 class FakeHal(Hal):
-    """The HAL over a :class:`VirtualBoard`, on a virtual microsecond clock."""
+    """The HAL over a :class:`VirtualBoard`, on a virtual microsecond clock.
+
+    Chip by chip where it matters: the MCP23S17s (:class:`FakeExpanders`) choose which
+    antenna of a reader is live, so an expander that takes another's writes puts the read on
+    the wrong cell; every reader's transmitter and live antenna are tracked, and each
+    exchange launched next to another live field is counted in ``keepout_violations``.
+    ``haen_workaround=False`` sets up the expanders as the firmware did before the erratum
+    was known (HAEN written to address 0 only); ``release_idle=False`` leaves an idle
+    reader's field on and its last antenna selected, as it did before.
+    """
 
     def __init__(self, layout: Layout, *, board: VirtualBoard | None = None, costs: Costs | None = None,
                  seed: int = 0, ticks_base_ms: int = 0, board_id: bytes = b"\xe6\x61\x18\x60\x4b\x2d\x3a\x2f",
-                 crosstalk_p: float = 0.5) -> None:
+                 crosstalk_p: float = 0.5, settle_us: int | None = None, haen_workaround: bool = True,
+                 release_idle: bool = True) -> None:
         self.layout = layout
         self.readers = len(layout.readers)
         self.board = board if board is not None else VirtualBoard()
@@ -173,9 +271,12 @@ class FakeHal(Hal):
         self.ticks_base_ms = ticks_base_ms
         self.board_id = board_id
         self.crosstalk_p = crosstalk_p
+        self.release_idle = release_idle
         self.now_us = 0
         self.horizon_us: int | None = None
         self.timeout_us = 1500
+        self.settle_us = 0
+        self.set_settle_us(SETTLE_US if settle_us is None else settle_us)
         self.jobs: list[_Job | None] = [None] * self.readers
         self.finished: list[_Job | None] = [None] * self.readers
         self.dead: set[int] = set()
@@ -193,9 +294,53 @@ class FakeHal(Hal):
         self.reads_started = 0
         self.checks_started = 0  # reads started with a known UID (presence checks)
         self.crosstalk_events = 0
+        self.exchanges = 0  # exchanges launched, every reader
+        self.keepout_violations: list[tuple[int, int, int]] = []  # (reader, other reader, us)
+        self.idle_commands = [0] * self.readers  # CMD_IDLE written at the end of a read
+        self.settles: list[int] = []  # us from an antenna switched on to its WUPA, every read
         self.resets: list[int] = []
+        self.field = [False] * self.readers  # the transmitter on
+        self.field_since = [0] * self.readers
         self._events: list[tuple[int, int, Callable[[], None]]] = []
         self._event_seq = 0
+        self._wide: dict[int, int] = {}
+        groups: dict[int, int] = {}
+        for r in range(self.readers):
+            device, hw = self.expander_of(r)
+            groups[device] = max(groups.get(device, 0), hw + 1)
+        self.expanders = FakeExpanders(groups, erratum=self.costs.mcp_erratum)
+        self.unaddressed: list[int] = []  # readers whose expander failed the address check
+        for device, count in groups.items():
+            if haen_workaround:
+                bad = enable_addresses(self.expanders, device, range(count))
+            else:
+                self.expanders.mcp_write(device, 0, IOCON, bytes((HAEN, HAEN)))
+                bad = []
+            for hw in bad:
+                self.unaddressed.append(device * 8 + hw)
+        for r in range(self.readers):
+            device, hw = self.expander_of(r)
+            self.expanders.mcp_write(device, hw, IODIRA, b"\x00\x00")
+            self.expanders.mcp_write(device, hw, OLATA, b"\x00\x80")  # RST high, no antenna
+        for r in self.unaddressed:
+            self.dead.add(r)
+
+    @staticmethod
+    def expander_of(reader: int) -> tuple[int, int]:
+        """(expander chip select, hardware address) of ``reader``'s strip, as in hal_rp2."""
+        return reader >> 3, reader & 7
+
+    def live_loc(self, reader: int) -> int:
+        """The location under ``reader``'s selected antenna (by its expander), or -1."""
+        locs = self.layout.readers[reader]
+        if len(locs) > 15:
+            a = self._wide.get(reader, -1)
+            return locs[a] if a >= 0 else -1
+        latch = self.expanders.latch(*self.expander_of(reader)) & 0x7FFF
+        for a in range(len(locs)):
+            if latch >> a & 1:
+                return locs[a]
+        return -1
 
     # --- time ---------------------------------------------------------------------------
 
@@ -233,7 +378,7 @@ class FakeHal(Hal):
 
     def idle(self, max_us: int) -> None:
         target = self.now_us + max(1, int(max_us))
-        pending = [j.done_us for j in self.jobs if j is not None and j.done_us > self.now_us]
+        pending = [t for t in (self._due(j) for j in self.jobs if j is not None) if t > self.now_us]
         if pending:
             target = min(target, min(pending))
         if self.horizon_us is not None:
@@ -245,67 +390,139 @@ class FakeHal(Hal):
     def set_empty_timeout_us(self, us: int) -> None:
         self.timeout_us = us
 
+    def set_settle_us(self, us: int) -> None:
+        self.settle_us = max(0, min(SETTLE_MAX_US, int(us)))
+
+    def _switch(self, reader: int, antenna: int) -> None:
+        """Select ``antenna`` of ``reader`` (-1: none) through its expander, RST kept high."""
+        if len(self.layout.readers[reader]) > 15:  # a model of many antennas: no expander to go through
+            self._wide[reader] = antenna
+            return
+        latch = 0x8000 | (1 << antenna if antenna >= 0 else 0)
+        device, hw = self.expander_of(reader)
+        self.expanders.mcp_write(device, hw, OLATA, bytes((latch & 0xFF, latch >> 8)))
+
     def start_read(self, reader: int, antenna: int, known: bytes | None = None) -> None:
         c = self.costs
-        self._cpu(c.cpu_start_us)
-        loc = self.layout.readers[reader][antenna]
+        self._cpu(c.cpu_pick_us)
+        self._switch(reader, antenna)
+        self.field[reader] = True
+        self.field_since[reader] = self.now_us
         self.reads_started += 1
         if known is not None:
             self.checks_started += 1
-        start = self.now_us
-        if reader in self.dead:
-            job = _Job(loc, start + c.deadline_us, ReaderFault(reader, "no answer"), False)
-        elif reader in self.garbage_readers:
-            job = _Job(loc, start + c.settle_us + c.tag_min_us, BadRead("garbage from the reader"), True)
-        else:
-            outcome = self.board.read(loc, self.rng)
-            present = outcome is not None
-            confirmed = False
-            if present:
-                cost = c.settle_us + self.rng.randint(c.tag_min_us, c.tag_max_us)
+        job = _Job(self.live_loc(reader), self.now_us)
+        self._check_keepout(reader, job)
+        if reader in self.garbage_readers:
+            job.outcome, job.present = BadRead("garbage from the reader"), True
+            job.radio = [c.tag_min_us // c.select_exchanges] * c.select_exchanges
+        elif reader not in self.dead:
+            outcome = self.board.read(job.loc, self.rng) if job.loc >= 0 else None
+            job.present = outcome is not None
+            if job.present:
+                total = self.rng.randint(c.tag_min_us, c.tag_max_us)
+                share = total // c.select_exchanges
+                n = c.select_exchanges
+                assert isinstance(outcome, bytes)
                 if known is not None and cascade1(outcome) == cascade1(known):
                     # Level 1 matches: the real driver stops there and reports ``known``.
-                    outcome, confirmed = bytes(known), True
-                    cost = c.settle_us + int((cost - c.settle_us) * c.confirm_share)
+                    outcome, job.confirmed = bytes(known), True
+                    n = c.confirm_exchanges
+                job.radio = [share] * n
             else:
-                cost = c.settle_us + c.wupa_us + self.timeout_us
-            job = _Job(loc, start + cost, outcome, present, confirmed)
-            self._crosstalk(reader, job)
+                job.radio = [c.wupa_us + self.timeout_us]
+            job.outcome = outcome
+        job.launch_us = self.now_us + self.settle_us
         self.jobs[reader] = job
 
-    def _crosstalk(self, reader: int, job: _Job) -> None:
-        """Two antennas next to each other transmitting at once garble each other's tags."""
-        for other, j in enumerate(self.jobs):
-            if other == reader or j is None or not _near(j.loc, job.loc):
+    def _check_keepout(self, reader: int, job: _Job) -> None:
+        """Another live field within one cell of ``reader``'s: a violation, and crosstalk."""
+        if job.loc < 0:
+            return
+        for other in range(self.readers):
+            if other == reader or not self.field[other]:
                 continue
+            loc = self.live_loc(other)
+            if loc < 0 or not _near(loc, job.loc):
+                continue
+            self.keepout_violations.append((reader, other, self.now_us))
             self.crosstalk_events += 1
+            j = self.jobs[other]
             for victim in (j, job):
-                if isinstance(victim.outcome, bytes) and self.rng.random() < self.crosstalk_p:
+                if victim is not None and isinstance(victim.outcome, bytes) and self.rng.random() < self.crosstalk_p:
                     victim.outcome = garble(victim.outcome, self.rng)
+
+    def _launch(self, reader: int, job: _Job) -> None:
+        """The next exchange goes on air now (its launch's CPU time already spent)."""
+        self.exchanges += 1
+        job.exchanges += 1
+        self._check_keepout(reader, job)
+        job.deadline_us = self.now_us + exchange_deadline_us(self.timeout_us)
+        if reader in self.dead:
+            job.done_us = None  # hung: never raises its IRQ
+            job.radio = []
+            return
+        job.done_us = self.now_us + job.radio.pop(0)
+
+    def _due(self, job: _Job) -> int:
+        """When ``job`` next needs the CPU: its settle time up, its exchange over, its deadline."""
+        if job.launch_us is not None:
+            return job.launch_us
+        return job.deadline_us if job.done_us is None else min(job.done_us, job.deadline_us)
 
     def ready(self) -> int:
         c = self.costs
-        best = -1
-        for r, job in enumerate(self.jobs):
-            if job is not None and job.done_us <= self.now_us:
-                if best < 0 or job.done_us < self.jobs[best].done_us:  # type: ignore[union-attr,unused-ignore]
-                    best = r
-        if best < 0:
-            self._cpu(c.cpu_nothing_us)
-            return -1
-        job = self.jobs[best]
-        assert job is not None
-        self.jobs[best] = None
-        self.finished[best] = job
-        cost = 0
-        if job.confirmed:
-            cost += c.cpu_confirm_us
-        elif isinstance(job.outcome, bytes) or job.present:
-            cost += c.cpu_tag_us
-        else:
-            cost += c.cpu_empty_us
-        self._cpu(cost)
-        return best
+        while True:
+            best = -1
+            best_t = 0
+            for r, job in enumerate(self.jobs):
+                if job is not None:
+                    t = self._due(job)
+                    if t <= self.now_us and (best < 0 or t < best_t):
+                        best, best_t = r, t
+            if best < 0:
+                self._cpu(c.cpu_nothing_us)
+                return -1
+            job = self.jobs[best]
+            assert job is not None
+            if job.launch_us is not None:  # the settle time is up: the WUPA goes out
+                self.settles.append(self.now_us - self.field_since[best])
+                if job.present and self.now_us - self.field_since[best] < c.tag_powerup_us and not job.confirmed:
+                    job.outcome, job.present = None, False  # the tag is not awake yet: nothing answers
+                    job.radio = [c.wupa_us + self.timeout_us]
+                elif job.confirmed and self.now_us - self.field_since[best] < c.tag_powerup_us:
+                    job.outcome, job.present, job.confirmed = None, False, False
+                    job.radio = [c.wupa_us + self.timeout_us]
+                job.launch_us = None
+                self._cpu(c.cpu_launch_us)
+                self._launch(best, job)
+                continue
+            if job.done_us is None or job.done_us > self.now_us:  # past its deadline, no IRQ
+                job.outcome = ReaderFault(best, "no answer within %d us" % exchange_deadline_us(self.timeout_us))
+                self._end(best, job, clean=False)
+                return best
+            self._cpu(c.cpu_exchange_us)
+            if job.radio:
+                if job.present and not job.confirmed and len(job.radio) in (1, 3):
+                    self._cpu(c.cpu_crc_us)  # the SAK of a select carries a CRC_A
+                self._cpu(c.cpu_launch_us)
+                self._launch(best, job)
+                continue
+            if job.present and not job.confirmed:
+                self._cpu(c.cpu_crc_us)
+            self._end(best, job)
+            return best
+
+    def _end(self, reader: int, job: _Job, clean: bool = True) -> None:
+        """The read is over: CMD_IDLE, transmitter off, antenna deselected, IRQ released."""
+        self.jobs[reader] = None
+        self.finished[reader] = job
+        if clean:
+            self._cpu(self.costs.cpu_end_us)
+            self.idle_commands[reader] += 1
+        if self.release_idle:
+            self.field[reader] = False
+            self._switch(reader, -1)
 
     def result(self, reader: int) -> bytes | None:
         job = self.finished[reader]
@@ -321,8 +538,10 @@ class FakeHal(Hal):
         self.resets.append(reader)
         self.jobs[reader] = None
         self.finished[reader] = None
+        self.field[reader] = False
+        self._switch(reader, -1)
         if reader in self.dead:
-            if reader not in self.revived:
+            if reader not in self.revived or reader in self.unaddressed:
                 return False
             self.dead.discard(reader)
             self.revived.discard(reader)
@@ -416,6 +635,9 @@ class FakeHal(Hal):
         """The controller loses power: reads in flight and unread input are gone."""
         self.jobs = [None] * self.readers
         self.finished = [None] * self.readers
+        for r in range(self.readers):
+            self.field[r] = False
+            self._switch(r, -1)
         self.rx.clear()
         self.tx = []
         self.tx_us = []

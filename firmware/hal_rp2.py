@@ -25,8 +25,9 @@ import machine
 import micropython
 from machine import SPI, Pin
 
-from firmware.hal import BadRead, Hal, ReaderFault
+from firmware.hal import SETTLE_MAX_US, SETTLE_US, BadRead, Hal, ReaderFault, exchange_deadline_us
 from firmware.iso14443a import Select
+from firmware.mcp23s17 import enable_addresses
 
 # MFRC522 registers and commands (datasheet MFRC522 rev. 3.9, section 9).
 CommandReg = 0x01
@@ -43,6 +44,9 @@ ModeReg = 0x11
 TxControlReg = 0x14
 TxASKReg = 0x15
 RFCfgReg = 0x26
+GsNReg = 0x27
+CWGsPReg = 0x28
+ModGsPReg = 0x29
 TModeReg = 0x2A
 TPrescalerReg = 0x2B
 TReloadRegH = 0x2C
@@ -67,6 +71,17 @@ MCP_OLATA = 0x14
 MCP_HAEN = 0x08
 RST_BIT = 0x8000  # GPB7
 
+# Transmitter conductance (MFRC522 9.3.3.4-9.3.3.6): the p-driver's conductance for the
+# unmodulated carrier (CWGsP, 0-63) and during modulation (ModGsP); GsN the n-driver's.
+# 0x3F/0x3F/0x88 are the reset values (full power). The reference build's tags sit 2-3 mm
+# above 15 mm coils, so it runs at about a third: less current (hardware/README.md,
+# "Power") and a weaker field at the neighbouring cells. Set it on the prototype to the
+# lowest value that still reads every cell (CW_GSP below), then keep MOD_GSP equal to it
+# so 100 % ASK keeps its depth.
+CW_GSP = 0x14
+MOD_GSP = 0x14
+GSN = 0x88  # CWGsN 8, ModGsN 8: the reset value
+
 TIMER_TICK_US = 25  # TPrescaler 0xA9: 13.56 MHz / 339 = 40 kHz
 
 # RP2040 single-cycle IO: set and clear GPIO outputs in one write.
@@ -80,17 +95,22 @@ PIN_MISO = 4
 PIN_ADDR = (6, 7, 8, 9)
 PIN_STROBE = (10, 11)
 PIN_IRQ = 12
+PIN_SAFE_BOOT = 22  # to GND with a jumper at power-up: no watchdog, Ctrl-C works (re-flashing)
+USB_WRITE_BUDGET_US = 3000  # a frame the host does not take by then is dropped, never waited for
 EXPANDER_CS = (19, 20, 21)  # decoder 1 outputs 3-5 (device numbers 16 + 3..5)
 
 
 class Rp2Hal(Hal):
     """Readers on SPI0, the link on USB CDC (``link='usb'``) or UART0 (``link='uart'``)."""
 
-    def __init__(self, readers, link="usb", spi_baud=4000000, settle_us=40,
-                 deadline_us=20000, watchdog_ms=2000):
+    def __init__(self, readers, link="usb", spi_baud=4000000, settle_us=SETTLE_US, watchdog_ms=2000):
         self.readers = readers
-        self.settle_us = settle_us
-        self.deadline_us = deadline_us
+        self.settle_us = 0
+        self.set_settle_us(settle_us)
+        # Safe boot: GP22 held low at power-up leaves the watchdog off and Ctrl-C on, so
+        # mpremote can stop the program and copy new files.
+        self.safe_boot = Pin(PIN_SAFE_BOOT, Pin.IN, Pin.PULL_UP).value() == 0
+        self.dropped_writes = 0
         self.spi = SPI(0, baudrate=spi_baud, polarity=0, phase=0,
                        sck=Pin(PIN_SCK), mosi=Pin(PIN_MOSI), miso=Pin(PIN_MISO))
         for p in PIN_ADDR:
@@ -107,7 +127,9 @@ class Rp2Hal(Hal):
         self._fifo = bytearray(17)
         self._sel = [Select() for _ in range(readers)]
         self._busy = [False] * readers
-        self._t0 = [0] * readers
+        self._t0 = [0] * readers  # when the exchange on air was launched (or the antenna switched on)
+        self._launch_at = [None] * readers  # the WUPA waits for the settle time until then
+        self._first = [None] * readers
         self._result = [None] * readers
         self._error = [None] * readers
         self._done = []
@@ -117,15 +139,21 @@ class Rp2Hal(Hal):
         self._timeout_reload = 60
         self._link = link
         self._setup_link(link)
-        for group in range(len(EXPANDER_CS)):
-            self._mcp_write(16 + 3 + group, 0, MCP_IOCON, bytes((MCP_HAEN, MCP_HAEN)))  # all answer addr 0 until HAEN
+        unaddressed = []
+        for group in range((readers + 7) // 8):
+            hws = range(min(8, readers - 8 * group))
+            for hw in enable_addresses(self, 16 + 3 + group, hws):  # the HAEN erratum handled there
+                unaddressed.append(8 * group + hw)
         for r in range(readers):
             device, hw = self._mcp(r)
             self._mcp_write(device, hw, MCP_IODIRA, b"\x00\x00")
             self._switch(r, RST_BIT)
-            if not self.reset_reader(r):
+            if r in unaddressed:
+                self._error[r] = ReaderFault(r, "expander does not answer at its address")
+            elif not self.reset_reader(r):
                 self._error[r] = ReaderFault(r, "no answer at boot")
-        self.wdt = machine.WDT(timeout=watchdog_ms)
+        self._unaddressed = unaddressed
+        self.wdt = None if self.safe_boot else machine.WDT(timeout=watchdog_ms)
 
     # --- bus ----------------------------------------------------------------------------
 
@@ -202,6 +230,18 @@ class Rp2Hal(Hal):
         self.spi.write(buf)
         self._deselect(device)
 
+    def mcp_write(self, device, hw_addr, reg, data):
+        """Expander registers from ``reg`` on (``mcp23s17.enable_addresses`` uses it)."""
+        self._mcp_write(device, hw_addr, reg, data)
+
+    def mcp_read(self, device, hw_addr, reg):
+        """One expander register (``mcp23s17.enable_addresses`` checks addresses with it)."""
+        buf = bytearray((0x41 | (hw_addr << 1), reg, 0))
+        self._select(device)
+        self.spi.write_readinto(buf, buf)
+        self._deselect(device)
+        return buf[2]
+
     def _switch(self, r, latch):
         self._latch[r] = latch
         device, hw = self._mcp(r)
@@ -236,7 +276,8 @@ class Rp2Hal(Hal):
                 self._write(r, TReloadRegL, self._timeout_reload & 0xFF)
 
     def _init_reader(self, r):
-        """Registers after a reset: 25 us timer ticks, 100% ASK, CRC preset 6363, IRQ, field on."""
+        """Registers after a reset: 25 us timer ticks, 100% ASK, CRC preset 6363, IRQ,
+        reduced transmitter conductance, field off until a read starts."""
         self._write(r, TModeReg, 0x80)  # TAuto: the timer starts at the end of each transmission
         self._write(r, TPrescalerReg, 0xA9)
         self._write(r, TReloadRegH, self._timeout_reload >> 8)
@@ -247,10 +288,19 @@ class Rp2Hal(Hal):
         self._write(r, RFCfgReg, 0x48)  # receiver gain 33 dB, not maximum (neighbours, notes)
         self._write(r, ComIEnReg, 0x80 | IRQ_RX | IRQ_ERR | IRQ_TIMER)  # IRQ pin active low
         self._write(r, DivIEnReg, 0x00)  # IRQ pin open drain: all readers share one line
-        self._write(r, TxControlReg, 0x83)  # both antenna drivers on
+        self._write(r, GsNReg, GSN)
+        self._write(r, CWGsPReg, CW_GSP)
+        self._write(r, ModGsPReg, MOD_GSP)
+        self._write(r, TxControlReg, 0x80)  # drivers off: an idle reader has no field
+
+    def set_settle_us(self, us):
+        self.settle_us = max(0, min(SETTLE_MAX_US, us))
 
     def reset_reader(self, r):
         self._busy[r] = False
+        self._launch_at[r] = None
+        if r in getattr(self, "_unaddressed", ()):
+            return False  # its expander takes another's writes: a reset cannot fix that
         self._switch(r, 0)  # RST low: hard power-down
         time.sleep_us(100)
         self._switch(r, RST_BIT)
@@ -270,31 +320,31 @@ class Rp2Hal(Hal):
 
     def start_read(self, reader, antenna, known=None):
         r = reader
-        switched = time.ticks_us()
         self._switch(r, RST_BIT | (1 << antenna))
         sel = self._sel[r]
         sel.known = known
-        frame, bits = sel.first()
-        self._t0[r] = switched
+        self._first[r] = sel.first()
         self._busy[r] = True
         if r in self._order:
             self._order.remove(r)
         self._order.append(r)
-        if self._error[r] is not None:
-            return  # a dead reader: reported at the deadline, as a hang would be
-        self._launch(r, frame, bits, switched)
+        if self._error[r] is None:
+            self._write(r, TxControlReg, 0x83)  # the field on, for this antenna only
+        now = time.ticks_us()
+        self._t0[r] = now
+        # The tag needs the field for up to settle_us before it answers: ready() sends the
+        # WUPA once that time is up and serves the other readers meanwhile.
+        self._launch_at[r] = time.ticks_add(now, self.settle_us)
 
-    def _launch(self, r, frame, bits, switched=None):
+    def _launch(self, r, frame, bits):
         self._write(r, CommandReg, CMD_IDLE)
         self._write(r, ComIrqReg, 0x7F)  # clear every interrupt flag (releases the IRQ line)
         self._write(r, FIFOLevelReg, 0x80)  # flush
         self._write_fifo(r, frame)
         self._write(r, BitFramingReg, bits)
         self._write(r, CommandReg, CMD_TRANSCEIVE)
-        if switched is not None:
-            while time.ticks_diff(time.ticks_us(), switched) < self.settle_us:
-                pass
         self._write(r, BitFramingReg, 0x80 | bits)  # StartSend
+        self._t0[r] = time.ticks_us()  # this exchange's deadline counts from here
         order = self._order  # the oldest exchange is looked at first
         if order and order[-1] != r:
             order.remove(r)
@@ -326,7 +376,11 @@ class Rp2Hal(Hal):
 
     def _finish(self, r, error=None):
         if not isinstance(error, ReaderFault):
+            self._write(r, CommandReg, CMD_IDLE)  # whatever the reader was doing stops
+            self._write(r, TxControlReg, 0x80)  # no field while idle: the keep-out holds
             self._write(r, ComIrqReg, 0x7F)  # an idle reader must not hold the IRQ line low
+        self._switch(r, RST_BIT)  # no antenna selected either
+        self._launch_at[r] = None
         self._busy[r] = False
         if r in self._order:
             self._order.remove(r)
@@ -338,17 +392,25 @@ class Rp2Hal(Hal):
         if self._done:
             return self._done.pop(0)
         now = time.ticks_us()
+        for r in list(self._order):
+            at = self._launch_at[r]
+            if at is not None and time.ticks_diff(now, at) >= 0:
+                self._launch_at[r] = None
+                if self._error[r] is None:
+                    frame, bits = self._first[r]
+                    self._launch(r, frame, bits)
         if time.ticks_diff(now, self._check_late) >= 0:
             self._check_late = time.ticks_add(now, 1000)
+            deadline = exchange_deadline_us(self._timeout_reload * TIMER_TICK_US)
             for r in list(self._order):
-                if time.ticks_diff(now, self._t0[r]) > self.deadline_us:
-                    self._finish(r, self._error[r] or ReaderFault(r, "no answer within %d us" % self.deadline_us))
+                if self._launch_at[r] is None and time.ticks_diff(now, self._t0[r]) > deadline:
+                    self._late(r, deadline)
         order = self._order
         k = 0
         # The shared IRQ line is low while any reader has finished an exchange.
         while k < len(order) and not self.irq.value():
             r = order[k]
-            if self._error[r] is not None:
+            if self._error[r] is not None or self._launch_at[r] is not None:
                 k += 1
                 continue
             try:
@@ -363,6 +425,21 @@ class Rp2Hal(Hal):
         if self._done:
             return self._done.pop(0)
         return -1
+
+    def _late(self, r, deadline):
+        """Reader ``r``'s exchange is past its deadline: look at it once more, then call it hung."""
+        if self._error[r] is None:
+            try:
+                state = self._service(r)  # a busy CPU came late: the reader may well be done
+            except (ReaderFault, BadRead) as e:
+                self._finish(r, e)
+                return
+            if state == 2:
+                self._finish(r)
+                return
+            if state == 1:
+                return  # it was done and its next exchange is on air
+        self._finish(r, self._error[r] or ReaderFault(r, "no answer within %d us" % deadline))
 
     def result(self, reader):
         value = self._result[reader]
@@ -379,17 +456,32 @@ class Rp2Hal(Hal):
         else:
             import select
 
-            micropython.kbd_intr(-1)  # a 0x03 byte in a frame must not stop the program
+            if not self.safe_boot:
+                micropython.kbd_intr(-1)  # a 0x03 byte in a frame must not stop the program
             self._poll = select.poll()
             self._poll.register(sys.stdin, select.POLLIN)
+            # MicroPython blocks a USB CDC write while the host keeps DTR low (issue 9634):
+            # write only what the port takes, for USB_WRITE_BUDGET_US at most.
+            self._wpoll = select.poll()
+            self._wpoll.register(sys.stdout, select.POLLOUT)
             self._out = sys.stdout.buffer
             self._in = sys.stdin.buffer
 
     def serial_write(self, data):
         if self._link == "uart":
             self.uart.write(data)
-        else:
-            self._out.write(data)
+            return
+        view = memoryview(data)
+        start = time.ticks_us()
+        while view:
+            if not self._wpoll.poll(0):
+                if time.ticks_diff(time.ticks_us(), start) > USB_WRITE_BUDGET_US:
+                    self.dropped_writes += 1  # the rest is dropped; the host resyncs at the next 0x00
+                    return
+                continue
+            n = self._out.write(view[:64])  # one USB packet: never more than the port took
+            if n:
+                view = view[n:]
 
     def serial_read(self):
         if self._link == "uart":
@@ -401,7 +493,8 @@ class Rp2Hal(Hal):
         return bytes(out)
 
     def feed_watchdog(self):
-        self.wdt.feed()
+        if self.wdt is not None:
+            self.wdt.feed()
 
     def unique_id(self):
         return machine.unique_id()

@@ -15,6 +15,10 @@ so the figures come from running the scheduler, not from a formula.
 - ``scan_sweep_ms_one_reader``: the full sweep when one reader reads every antenna in turn.
 - ``scan_sweep_ms_model_slow_cpu``: the worst sweep if MicroPython were twice as slow as
   the model assumes (register access 30 us, Python bookkeeping doubled).
+- ``scan_sweep_ms_spi<N>us`` / ``scan_adjacent_ms_spi<N>us``: worst sweep and worst first
+  read next to a word when one SPI transaction costs N = 15, 20, 30 us of CPU;
+  ``scan_sweep_ms_tag<N>us`` / ``scan_adjacent_ms_tag<N>us`` the same for tags that need
+  N = 200, 1000, 5000 us in the field before they answer (the settle time set to match).
 
 ``python -m scoreboard.bench.scan_model`` also prints the table of reader counts in
 TIMING.md.
@@ -96,13 +100,18 @@ def hot_cells(squares: Sequence[Square]) -> list[Square]:
     return sorted(out)
 
 
+SPI_US = (15, 20, 30)  # CPU per SPI transaction, the bench's variants
+TAG_POWERUP_US = (200, 1000, 5000)  # tag power-up, the settle time set to match
+
+
 class Rig:
     """A controller on the fake HAL with a board laid out; frames decoded as they go."""
 
     def __init__(self, squares: Sequence[Square], layout: Layout | None = None, costs: Costs | None = None,
-                 full_racks: int = FULL_RACKS, seed: int = 0, **scanner_options: int) -> None:
+                 full_racks: int = FULL_RACKS, seed: int = 0, settle_us: int | None = None,
+                 **scanner_options: int) -> None:
         self.layout = layout or row_layout(RACKS, SLOTS)
-        self.hal = FakeHal(self.layout, costs=costs, seed=seed)
+        self.hal = FakeHal(self.layout, costs=costs, seed=seed, settle_us=settle_us)
         for n, sq in enumerate(squares):
             self.hal.place(cell_loc(sq.row, sq.col), _uid(n))
         for rack in range(full_racks):
@@ -191,7 +200,7 @@ def run() -> dict[str, float]:
         report += r
     one = sweep_figures(boards[0][1], layout=single_reader_layout(RACKS, SLOTS))
     slow = [sweep_figures(squares, costs=Costs(reg_us=30, python_scale=2.0)) for _, squares in boards]
-    return {
+    figures = {
         "scan_sweep_ms_model": max(s[0] for s in sweeps),
         "scan_sweep_ms_model_mean": statistics.fmean(s[1] for s in sweeps),
         "scan_adjacent_ms_model": max(detect),
@@ -201,6 +210,26 @@ def run() -> dict[str, float]:
         "scan_sweep_ms_one_reader": one[0],
         "scan_sweep_ms_model_slow_cpu": max(s[0] for s in slow),
     }
+    figures.update(variant_figures(boards))
+    return figures
+
+
+def variant_figures(boards: Sequence[tuple[str, list[Square]]], trials: int = 10) -> dict[str, float]:
+    """Worst sweep and worst first read next to a word per SPI cost and per tag power-up."""
+    variants: list[tuple[str, dict[str, object]]] = []
+    for us in SPI_US:
+        variants.append((f"spi{us}us", {"costs": Costs(reg_us=us)}))
+    for us in TAG_POWERUP_US:
+        variants.append((f"tag{us}us", {"costs": Costs(tag_powerup_us=us), "settle_us": us}))
+    out: dict[str, float] = {}
+    for name, kw in variants:
+        sweeps = [sweep_figures(squares, **kw)[0] for _, squares in boards]
+        detect: list[float] = []
+        for k, (_, squares) in enumerate(boards):
+            detect += adjacent_figures(squares, trials, seed=k, **kw)[0]
+        out[f"scan_sweep_ms_{name}"] = max(sweeps)
+        out[f"scan_adjacent_ms_{name}"] = max(detect)
+    return out
 
 
 def table(out: Callable[[str], object] = print, trials: int = 15) -> None:
@@ -232,6 +261,9 @@ def table(out: Callable[[str], object] = print, trials: int = 15) -> None:
 if __name__ == "__main__":
     if "--table" in sys.argv[1:]:
         table()
+    elif "--variants" in sys.argv[1:]:
+        for key, value in variant_figures(game_boards()).items():
+            print(f"{key:32s} {value:10.1f}")
     else:
         for key, value in run().items():
             print(f"{key:32s} {value:10.1f}")
