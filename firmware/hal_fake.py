@@ -335,11 +335,11 @@ class FakeHal(Hal):
         locs = self.layout.readers[reader]
         if len(locs) > 15:
             a = self._wide.get(reader, -1)
-            return locs[a] if a >= 0 else -1
+            return int(locs[a]) if a >= 0 else -1
         latch = self.expanders.latch(*self.expander_of(reader)) & 0x7FFF
         for a in range(len(locs)):
             if latch >> a & 1:
-                return locs[a]
+                return int(locs[a])
         return -1
 
     # --- time ---------------------------------------------------------------------------
