@@ -63,6 +63,7 @@ from scoreboard.controller import (
     Table,
     TableState,
 )
+from scoreboard.controller.moments import moment_of
 from scoreboard.journal import Entry, GameInfo, JournalWriteError, WriteFailure
 from scoreboard.journal_format import ABANDONED_KEY, encode_meta, encode_record, game_to_resume, read_game
 from scoreboard.lexicons import HouseList
@@ -200,10 +201,11 @@ class Service:
         assert self.state is not None, "start() first"
         try:
             state, effects = self.table.step(self.state, event)
+            kept = self.table.refused(self.state, event)
         except Exception:  # a bug must not stop the table: the input is dropped, the game kept
             log.exception("the controller failed on %r; the input is ignored", event)
             return
-        self._carry(state, effects)
+        self._carry(state, effects, kept=kept)
 
     def board_event(self, event: SerialEvent) -> None:
         """A board-link event: readings through the stabiliser, link state as away/back."""
@@ -280,11 +282,14 @@ class Service:
 
     # --- effects -------------------------------------------------------------------------
 
-    def _carry(self, state: TableState, effects: list[Effect], *, fresh: bool = False) -> None:
+    def _carry(
+        self, state: TableState, effects: list[Effect], *, fresh: bool = False, kept: TableState | None = None
+    ) -> None:
         """Journal the step's records, then make its state the table's and carry out the rest.
 
-        A refused append keeps the old state (nothing shown that the journal lacks); once the
-        journal holds the records the new state is kept, whatever else fails (logged).
+        A refused append keeps the old state, or ``kept`` (:meth:`Table.refused`): nothing
+        shown that the journal lacks; once the journal holds the records the new state is
+        kept, whatever else fails (logged).
         """
         if self._pending_result is not None:
             self._finish(*self._pending_result)  # a result a full disk refused before
@@ -299,7 +304,7 @@ class Service:
                         last = next(r for r in reversed(effect.records) if isinstance(r, Moment))
                         self._unsaved = None if last.left else last  # (a game left: the start shows its tally again)
                         continue
-                    self._refuse(e, fresh)
+                    self._refuse(e, fresh, kept)
                     return
                 except Exception:
                     log.exception("the journal failed on %r; the step is dropped", effect)
@@ -348,11 +353,13 @@ class Service:
             self.journal.append_many(self.game_id, items)
         self._unsaved = None
 
-    def _refuse(self, error: JournalWriteError, fresh: bool) -> None:
-        """The step is not taken: the old state stays, the display says why."""
+    def _refuse(self, error: JournalWriteError, fresh: bool, kept: TableState | None = None) -> None:
+        """The step is not taken: the old state (or ``kept``) stays, the display says why."""
         screen = self._save_failed(error)
         if self.state is not None and not fresh:
-            self.state = self._with_notice(self.state, screen)
+            if kept is not None and (moment := moment_of(kept)) != moment_of(self.state):
+                self._unsaved = moment  # (journaled with the next records)
+            self.state = self._with_notice(kept or self.state, screen)
 
     def _save_failed(self, error: JournalWriteError) -> ErrorScreen:
         """Log a failed save and show why; the screen shown."""

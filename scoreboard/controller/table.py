@@ -73,6 +73,17 @@ class Table:
         s, effects = finish(ctx, s, fx)
         return s, _with_moment(state, s, effects)
 
+    def refused(self, state: TableState, event: Input) -> TableState:
+        """The state to keep when the journal refused the step ``event`` caused (a full
+        disk): ``state``, but for the Done presses that step judged. They are used up, as a
+        Done judged at its press is: the display says why nothing was taken and the player
+        presses again once there is room (kept, a read would judge them again by itself)."""
+        waiting = state.play_mode
+        if not isinstance(event, BoardRead) or not event.settled or not isinstance(waiting, Reading):
+            return state
+        rest = tuple(d for d in waiting.dones if event.at < d.pressed)
+        return state.with_play_mode(Reading(rest) if rest else Idle())
+
     def restore(self, records: Iterable[Record], now: float, *, paused: bool = True) -> tuple[TableState, list[Effect]]:
         """The table rebuilt from a journaled game's records (crash recovery), at its last
         journaled :class:`Moment` (:func:`~.moments.with_moment`).
