@@ -168,7 +168,7 @@ def test_a_clean_stream_with_garbage_between_frames_delivers_every_board(data: s
     reports = [e.snapshot for e in events if isinstance(e, SnapshotReceived)]
     assert [r.sweep for r in reports] == sorted(script.board_at)
     assert [dict(r.tags) for r in reports] == [script.board_at[s] for s in sorted(script.board_at)]
-    assert link.stats.sequence_errors == 0 and link.stats.crc_errors == 0
+    assert link.stats.sequence_errors == 0  # (garbage may be counted as a bad CRC: eleven 01 bytes decode to a body)
 
 
 @settings(max_examples=150, deadline=None)
