@@ -7,7 +7,8 @@ What it sends (hardware/PROTOCOL.md, "When the controller sends what"):
   first SNAPSHOT waits until every location has a stable reading (at most
   ``warmup_ms``), so the host never starts from a half-read board;
 - CHANGES as soon as the scanner reports stable changes;
-- HEARTBEAT every ``heartbeat_ms``;
+- HEARTBEAT every ``heartbeat_ms``; HELLO and HEARTBEAT carry the boot id drawn at boot,
+  by which the host sees a restart whose HELLO it missed (protocol 1.1);
 - FAULT when a reader fails, is reset, or recovers, with the locations it covers;
 - ACK for every host frame with a good CRC: 0 ok, 1 unknown type, 2 bad payload,
   3 a SET_SCAN value out of range (then nothing of it is applied).
@@ -19,7 +20,7 @@ the controller.
 from firmware import frames as F
 from firmware.scanner import UNKNOWN, Scanner
 
-FIRMWARE_VERSION = (1, 0, 0)
+FIRMWARE_VERSION = (1, 1, 0)
 
 # SET_SCAN ranges (inclusive); 0 in a field means "unchanged".
 STABLE_SWEEPS_RANGE = (1, 20)
@@ -45,6 +46,7 @@ class Controller:
         self.parser = F.FrameParser()
         self.seq = 0
         self.booted = False
+        self.boot_id = 0  # drawn at boot (hal.boot_id), sent in HELLO and HEARTBEAT
         self.snapshot_sent = False  # the first SNAPSHOT after boot is out
         self.uptime_ms = 0
         self.host_frames = 0
@@ -66,7 +68,7 @@ class Controller:
         layout = self.layout
         self._send(F.HELLO, F.hello_payload(
             FIRMWARE_VERSION, (F.PROTOCOL_MAJOR, F.PROTOCOL_MINOR), F.COLS, F.ROWS,
-            layout.racks, layout.slots, len(layout.readers), self.hal.unique_id()))
+            layout.racks, layout.slots, len(layout.readers), self.hal.unique_id(), self.boot_id))
 
     def send_snapshot(self):
         """SNAPSHOT of every stable tag; the periodic snapshot timer starts again."""
@@ -88,7 +90,7 @@ class Controller:
     def _send_heartbeat(self):
         sc = self.scanner
         self._send(F.HEARTBEAT, F.heartbeat_payload(
-            sc.sweep, self.uptime_ms, sc.last_sweep_ms, len(sc.faulty_readers())))
+            sc.sweep, self.uptime_ms, sc.last_sweep_ms, len(sc.faulty_readers()), self.boot_id))
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -98,6 +100,7 @@ class Controller:
         self._boot_ms = now
         self._last_ms = now
         self.seq = 0
+        self.boot_id = self.hal.boot_id()
         self.booted = True
         self._connected = self.hal.host_connected()
         self.send_hello()

@@ -16,7 +16,7 @@ except ImportError:  # a MicroPython port built without it
     _binascii_crc32 = None
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 0
+PROTOCOL_MINOR = 1
 MAX_PAYLOAD = 4096
 COLS = 15
 ROWS = 15
@@ -256,15 +256,20 @@ class FrameParser:
 # --- payloads ---------------------------------------------------------------------------
 
 
-def hello_payload(firmware, protocol, cols, rows, racks, slots, readers, board_id):
-    """HELLO: versions (3 and 2 ints), geometry, reader count, 8-byte board id."""
+def hello_payload(firmware, protocol, cols, rows, racks, slots, readers, board_id, boot_id=None):
+    """HELLO: versions (3 and 2 ints), geometry, reader count, 8-byte board id, and (1.1)
+    the u32 boot id."""
     board_id = bytes(board_id)[:8]
     board_id = board_id + bytes(8 - len(board_id))
     return struct.pack(
         "<BBBBBBBBBB",
         firmware[0], firmware[1], firmware[2], protocol[0], protocol[1],
         cols, rows, racks, slots, readers,
-    ) + board_id
+    ) + board_id + _boot_id(boot_id)
+
+
+def _boot_id(boot_id):
+    return b"" if boot_id is None else struct.pack("<I", boot_id & 0xFFFFFFFF)
 
 
 def tags_payload(sweep, entries):
@@ -278,11 +283,12 @@ def tags_payload(sweep, entries):
     return bytes(out)
 
 
-def heartbeat_payload(sweep, uptime_ms, sweep_ms, faulty_readers):
-    """HEARTBEAT: sweep count, uptime, last sweep's duration (clamped to u16), faults."""
+def heartbeat_payload(sweep, uptime_ms, sweep_ms, faulty_readers, boot_id=None):
+    """HEARTBEAT: sweep count, uptime, last sweep's duration (clamped to u16), faults, and
+    (1.1) the u32 boot id."""
     return struct.pack(
         "<IIHB", sweep & 0xFFFFFFFF, uptime_ms & 0xFFFFFFFF, min(sweep_ms, 0xFFFF), faulty_readers
-    )
+    ) + _boot_id(boot_id)
 
 
 def fault_payload(reader, code, locs):

@@ -158,3 +158,7 @@ class Hal:
     def unique_id(self):
         """The controller's 8-byte unique id."""
         raise NotImplementedError
+
+    def boot_id(self):
+        """32 random bits, drawn once per boot (protocol 1.1's boot id)."""
+        raise NotImplementedError

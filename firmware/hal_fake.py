@@ -268,6 +268,8 @@ class FakeHal(Hal):
         self.board = board if board is not None else VirtualBoard()
         self.costs = costs if costs is not None else Costs()
         self.rng = random.Random(seed)
+        self.seed = seed
+        self.boots = 0  # boot ids drawn (one per boot)
         self.ticks_base_ms = ticks_base_ms
         self.board_id = board_id
         self.crosstalk_p = crosstalk_p
@@ -630,6 +632,11 @@ class FakeHal(Hal):
 
     def unique_id(self) -> bytes:
         return self.board_id
+
+    def boot_id(self) -> int:
+        """Another id at each boot, the same sequence for the same seed (repeatable runs)."""
+        self.boots += 1
+        return random.Random(self.seed * 1_000_003 + self.boots).getrandbits(32)
 
     def power_cycle(self) -> None:
         """The controller loses power: reads in flight and unread input are gone."""

@@ -18,6 +18,7 @@ whichever reader the IRQ line says has finished an exchange, so all readers' rad
 exchanges overlap and the CPU does only the register work in between.
 """
 
+import os
 import sys
 import time
 
@@ -498,3 +499,7 @@ class Rp2Hal(Hal):
 
     def unique_id(self):
         return machine.unique_id()
+
+    def boot_id(self):
+        # the RP2040's ring oscillator, through MicroPython's os.urandom
+        return int.from_bytes(os.urandom(4), "little")

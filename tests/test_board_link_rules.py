@@ -1,7 +1,8 @@
 """The host's receiver rules of issue 13, each from the bytes on the wire (hardware/PROTOCOL.md).
 
 Locations outside the HELLO's geometry, the length limit, bytes appended to a 1.0 payload, a
-refused HELLO retried, a HELLO that changes the geometry, and the restart hook.
+refused HELLO retried, a HELLO that changes the geometry, the restart hook, and restarts seen
+by boot id (1.1) and by uptime (1.0).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from drivers.board.protocol import (
     SetScan,
     cobs_encode,
     decode_payload,
+    encode,
 )
 from drivers.board.snapshot import BoardSnapshot
 from engine.errors import ScoreboardError
@@ -344,3 +346,97 @@ def test_restarted_asks_for_hello_and_the_scan_settings_follow() -> None:
     assert link.feed(forged(FrameType.SNAPSHOT, 2, x("01 00 00 00 00 00")), 1.1) == []  # not before HELLO
     link.feed(x(HELLO_WIRE), 1.2)
     assert sent(link) == [scan]
+
+
+# --- a restart: by boot id (1.1, rule 5) and by uptime (1.0, rule 10) ------------------------------
+
+BOOT_A, BOOT_B = 0x9F3C27A1, 0x1D07E55B
+HELLO_11 = Hello((1, 1, 0), (1, 1), 15, 15, 2, 7, 32, BOARD_ID, BOOT_A)
+
+
+def beat(uptime_ms: int, boot_id: int | None) -> bytes:
+    """A HEARTBEAT payload: sweep 5, ``uptime_ms``, last sweep 180 ms, no fault, ``boot_id``."""
+    return struct.pack("<IIHB", 5, uptime_ms, 180, 0) + (b"" if boot_id is None else struct.pack("<I", boot_id))
+
+
+def synced(hello: Hello, scan: SetScan | None = None) -> BoardLink:
+    """A link that took ``hello`` (seq 0) and a SNAPSHOT (seq 1): seq 2 expected next."""
+    link = BoardLink(scan=scan)
+    link.reset(0.0)
+    link.feed(encode(hello, 0) + forged(FrameType.SNAPSHOT, 1, x("01 00 00 00 00 00")), 0.1)
+    assert link.state is LinkState.SYNCED
+    link.outgoing()
+    return link
+
+
+@pytest.mark.parametrize("seq", [2, 40, 1], ids=["in-sequence", "a-gap", "a-repeat"])
+def test_a_heartbeat_of_another_boot_is_a_restart_whatever_its_seq(seq: int) -> None:
+    scan = SetScan(stable_sweeps=3)
+    link = synced(HELLO_11, scan)
+    assert link.feed(forged(FrameType.HEARTBEAT, seq, beat(1530, BOOT_B)), 1.0) == []
+    assert sent(link) == [Identify()]  # not REQUEST_SNAPSHOT: a restart, not a gap
+    assert link.state is LinkState.WAITING_HELLO and link.stats.reboots == 1
+    assert link.stats.sequence_errors == 0
+    link.tick(2.05)
+    assert sent(link) == [Identify()]  # again every second until the HELLO
+    rebooted = Hello((1, 1, 0), (1, 1), 15, 15, 2, 7, 32, BOARD_ID, BOOT_B)
+    assert link.feed(encode(rebooted, 4), 2.1) == [BoardConnected(rebooted, 2.1)]
+    assert sent(link) == [scan]  # the scan settings again: a restart brought the defaults back
+    assert link.stats.reboots == 1  # its HELLO is not a second restart
+
+
+def test_a_heartbeat_of_the_same_boot_is_no_restart() -> None:
+    link = synced(HELLO_11)
+    events = link.feed(forged(FrameType.HEARTBEAT, 2, beat(4_000_000_000, BOOT_A)), 1.0)
+    assert boards(events) == [BoardSnapshot(sweep=5)] and link.stats.reboots == 0 and sent(link) == []
+
+
+@pytest.mark.parametrize(
+    ("hello", "boot_id"),
+    [(HELLO_11, None), (HELLO, BOOT_A)],
+    ids=["1.1-hello-1.0-heartbeat", "1.0-hello-1.1-heartbeat"],
+)
+def test_a_boot_id_on_one_side_only_is_a_restart(hello: Hello, boot_id: int | None) -> None:
+    """The firmware changed between 1.0 and 1.1: that took a restart (PROTOCOL.md rule 5)."""
+    link = synced(hello)
+    assert link.feed(forged(FrameType.HEARTBEAT, 2, beat(700, boot_id)), 1.0) == []
+    assert link.stats.reboots == 1 and sent(link) == [Identify()]
+
+
+def test_a_hello_of_another_boot_counts_one_restart_and_one_of_the_same_none() -> None:
+    link = synced(HELLO_11)
+    link.feed(encode(HELLO_11, 7), 1.0)  # an IDENTIFY's answer: the same boot
+    assert link.stats.reboots == 0
+    rebooted = Hello((1, 1, 0), (1, 1), 15, 15, 2, 7, 32, BOARD_ID, BOOT_B)
+    assert link.feed(encode(rebooted, 0), 2.0) == [BoardConnected(rebooted, 2.0)]
+    assert link.stats.reboots == 1
+
+
+def test_a_1_0_uptime_that_wraps_is_no_restart_and_one_that_falls_is() -> None:
+    link = synced(HELLO)
+    assert link.feed(forged(FrameType.HEARTBEAT, 2, beat(2**32 - 100, None)), 10.0)
+    assert link.feed(forged(FrameType.HEARTBEAT, 3, beat(404, None)), 10.5)  # +504 ms in 0.5 s: a wrap
+    assert link.stats.reboots == 0 and sent(link) == []
+    assert link.feed(forged(FrameType.HEARTBEAT, 4, beat(100, None)), 11.0) == []  # fell by 304 ms
+    assert link.stats.reboots == 1 and sent(link) == [Identify()]
+
+
+def test_a_1_0_uptime_running_ahead_of_the_host_by_more_than_the_slack_is_a_restart() -> None:
+    """E8's second case: in sequence 3 s later, the uptime went from 61,234 to 2,210 ms."""
+    link = synced(HELLO)
+    assert link.feed(forged(FrameType.HEARTBEAT, 2, beat(61_234, None)), 10.0)
+    assert link.feed(forged(FrameType.HEARTBEAT, 3, beat(61_234 + 4_900, None)), 13.0)  # 4.9 s in 3 s: slack
+    assert link.stats.reboots == 0
+    assert link.feed(forged(FrameType.HEARTBEAT, 4, beat(2_210, None)), 16.0) == []
+    assert link.stats.reboots == 1
+
+
+def test_a_repeated_1_0_heartbeat_is_a_gap_not_a_restart() -> None:
+    """The uptime check comes after the sequence check (rule 10 after rule 7)."""
+    link = synced(HELLO)
+    old = forged(FrameType.HEARTBEAT, 2, beat(60_000, None))
+    link.feed(old, 10.0)
+    link.feed(forged(FrameType.HEARTBEAT, 3, beat(60_500, None)), 10.5)
+    link.feed(old, 10.6)  # repeated: its uptime went back, but it is dropped as a repeat first
+    assert link.stats.reboots == 0 and link.stats.sequence_errors == 1
+    assert sent(link) == [RequestSnapshot()]

@@ -59,8 +59,9 @@ def message_pairs(rng: random.Random) -> Iterator[tuple[P.Message, int, bytes]]:
     fw = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
     board_id = bytes(rng.randrange(256) for _ in range(8))
     racks, slots, readers = rng.randrange(5), rng.randrange(10), rng.randrange(256)
-    yield (P.Hello(fw, (1, 0), 15, 15, racks, slots, readers, board_id), F.HELLO,
-           F.hello_payload(fw, (1, 0), 15, 15, racks, slots, readers, board_id))
+    boot = rng.choice((None, rng.randrange(2**32)))  # a 1.0 HELLO has none, a 1.1 HELLO one
+    yield (P.Hello(fw, (1, 0), 15, 15, racks, slots, readers, board_id, boot), F.HELLO,
+           F.hello_payload(fw, (1, 0), 15, 15, racks, slots, readers, board_id, boot))
     sweep = rng.randrange(2**32)
     entries = [(lc, random_uid(rng)) for lc in random_locs(rng, rng.randrange(0, 80))]
     yield (P.Snapshot(sweep, tuple((to_host(lc), u) for lc, u in entries)), F.SNAPSHOT,
@@ -69,7 +70,7 @@ def message_pairs(rng: random.Random) -> Iterator[tuple[P.Message, int, bytes]]:
     yield (P.Changes(sweep, tuple((to_host(lc), u) for lc, u in changes)), F.CHANGES,
            F.tags_payload(sweep, changes))
     hb = (rng.randrange(2**32), rng.randrange(2**32), rng.randrange(2**16), rng.randrange(20))
-    yield P.Heartbeat(*hb), F.HEARTBEAT, F.heartbeat_payload(*hb)
+    yield P.Heartbeat(*hb, boot), F.HEARTBEAT, F.heartbeat_payload(*hb, boot)
     reader, code = rng.randrange(32), rng.randrange(4)
     locs = random_locs(rng, rng.randrange(0, 16))
     yield (P.Fault(reader, P.FaultCode(code), tuple(to_host(lc) for lc in locs)), F.FAULT,
@@ -574,11 +575,25 @@ def test_boot_sends_hello_seq_0_then_the_snapshot_of_a_fully_read_board() -> Non
     msgs = decoded(hal)
     (_, s0, hello), (t1, s1, snap) = msgs[0], msgs[1]
     assert isinstance(hello, P.Hello) and s0 == 0
-    assert hello == P.Hello((1, 0, 0), (1, 0), 15, 15, 2, 7, 17, hal.board_id)
+    assert hello == P.Hello((1, 1, 0), (1, 1), 15, 15, 2, 7, 17, hal.board_id, ctl.boot_id)
     assert isinstance(snap, P.Snapshot) and s1 == 1
     assert dict(snap.tags) == {P.Loc.cell("H8"): UID_A, P.Loc.slot(0, 0): UID_C}
     assert t1 <= 1000  # within the warm-up cap
     assert [s for _, s, _ in msgs] == list(range(len(msgs)))
+
+
+def test_every_boot_draws_a_boot_id_that_its_hello_and_heartbeats_carry() -> None:
+    hal, sc, ctl = rig()
+    run(hal, ctl, 2000)
+    first = [m for _, _, m in decoded(hal) if isinstance(m, (P.Hello, P.Heartbeat))]
+    hal.power_cycle()  # a watchdog reset: a new controller on the same HAL boots again
+    ctl = Controller(hal, sc.layout, scanner=Scanner(hal, sc.layout))
+    run(hal, ctl, 2000)
+    second = [m for _, _, m in decoded(hal) if isinstance(m, (P.Hello, P.Heartbeat))]
+    assert isinstance(first[0], P.Hello) and isinstance(second[0], P.Hello)
+    assert len(first) > 2 and len(second) > 2  # HELLO and heartbeats after each boot
+    assert {m.boot_id for m in first} == {first[0].boot_id} and {m.boot_id for m in second} == {second[0].boot_id}
+    assert first[0].boot_id != second[0].boot_id
 
 
 def test_heartbeats_and_snapshots_come_at_their_intervals() -> None:

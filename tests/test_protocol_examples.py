@@ -464,7 +464,7 @@ def test_e4_link_retries_a_refusal() -> None:
     assert FrameType.IDENTIFY in sent_types(link)
 
 
-@pytest.mark.xfail(reason=HOST_1_1 + ": restart by boot id before the sequence check", strict=False)
+
 def test_e7_link_sees_the_reboot_by_boot_id() -> None:
     link = BoardLink(scan=SetScan(**SCAN))
     link.reset(0.0)
@@ -479,7 +479,7 @@ def test_e7_link_sees_the_reboot_by_boot_id() -> None:
     assert link.stats.reboots == 1
 
 
-@pytest.mark.xfail(reason=HOST_1_1 + ": uptime counted modulo 2**32", strict=False)
+
 def test_e8_link_takes_a_wrap_for_no_restart() -> None:
     link = BoardLink()
     link.reset(0.0)

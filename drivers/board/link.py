@@ -24,8 +24,10 @@ The rules it applies:
   every ``refused_retry`` seconds: a controller updated or replaced is taken up again;
 - frame types this host does not know are counted and ignored; bytes appended to a known
   payload (by any minor version, 1.0 included) are ignored;
-- a controller restart seen without its HELLO (:meth:`BoardLink.restarted`: its uptime
-  went back) is followed by IDENTIFY, and the scan settings follow the HELLO;
+- a controller restart seen without its HELLO (:meth:`BoardLink.restarted`) is followed by
+  IDENTIFY, and the scan settings follow the HELLO: a HEARTBEAT whose boot id is not the
+  HELLO's, whatever its seq (1.1), or whose uptime advanced, counted modulo 2**32, by more
+  than the host's clock and 2 s (a 1.0 controller, whose uptime is all there is);
 - no valid frame for ``timeout`` seconds is a :class:`LinkLost`; the link then asks for a
   HELLO again.
 """
@@ -54,6 +56,7 @@ from .protocol import (
     FrameType,
     Heartbeat,
     Hello,
+    HEARTBEAT_BOOT_AT,
     Identify,
     Loc,
     Message,
@@ -65,12 +68,15 @@ from .protocol import (
     Snapshot,
     decode_payload,
     encode,
+    read_boot_id,
 )
 from .snapshot import BoardSnapshot
 
 DEFAULT_TIMEOUT = 1.5  # PROTOCOL.md: the link is dead after 1.5 s without a valid frame
 DEFAULT_RETRY = 1.0  # ask again when a requested SNAPSHOT or HELLO has not come by then
 REFUSED_RETRY = 3.0  # IDENTIFY again this long after a refused HELLO (an updated controller is seen)
+UPTIME_SLACK = 2.0  # s: a 1.0 controller's uptime may run ahead of the host's clock by this much
+UPTIME_WRAP = 1 << 32  # the uptime is a u32 of milliseconds: it wraps after 49.7 days
 
 _CONTROLLER_TYPES = frozenset(t for t in FrameType if t < 0x80)
 
@@ -194,7 +200,7 @@ class LinkStats:
     snapshot_requests: int = 0
     nacks: int = 0  # ACKs with a status other than OK
     link_losses: int = 0
-    reboots: int = 0  # seen from the controller's uptime going back (its HELLO was lost)
+    reboots: int = 0  # controller restarts: another boot id, or (1.0) an uptime that did not run on
     refusals: int = 0  # HELLOs refused (each one, repeats included)
     geometry_changes: int = 0  # HELLOs held for confirmation: their geometry differs from the one taken
 
@@ -255,7 +261,8 @@ class BoardLink:
         self._lost = False
         self._asked_at: float | None = None  # when the pending IDENTIFY/REQUEST_SNAPSHOT went out
         self._identified_at: float | None = None  # when the last IDENTIFY went out
-        self._uptime: int | None = None  # the controller's uptime in its last HEARTBEAT
+        self._beat: tuple[int, float] | None = None  # the last HEARTBEAT since the HELLO: uptime, arrival
+        self._restart_of: int | None = None  # the boot id whose restart was counted before its HELLO
         self._refusal: str | None = None  # the last refused HELLO's message, until one is accepted
         self._held: Hello | None = None  # a HELLO of another geometry, until a second one confirms it
         self._taken: Hello | None = None  # the last HELLO taken (kept through refusals and losses)
@@ -280,16 +287,18 @@ class BoardLink:
         self._refusal = None
         self._identify(now)
 
-    def restarted(self, now: float) -> None:
+    def restarted(self, now: float, boot_id: int | None = None) -> None:
         """The controller restarted and its HELLO was not seen: ask for it again.
 
-        Called when a HEARTBEAT's uptime goes back; the hook for any other sign of a restart
-        (a boot identifier that changed). Nothing is interpreted until the HELLO, and the
-        scan settings are sent again after it.
+        Called for a HEARTBEAT of another boot (``boot_id``: its boot id) or, from a 1.0
+        controller, one whose uptime did not run on; the hook for any other sign of a
+        restart. Nothing is interpreted until the HELLO, and the scan settings are sent
+        again after it; that HELLO is not counted as a second restart.
         """
         self._counts["reboots"] += 1
+        self._restart_of = boot_id
         self.state = LinkState.WAITING_HELLO
-        self._uptime = None
+        self._beat = None
         self._identify(now)
 
     def send(self, msg: Message) -> None:
@@ -357,6 +366,12 @@ class BoardLink:
         if frame.type >= 0x80:  # a host frame coming back (an echoing line): not in our sequence
             self._counts["unknown_types"] += 1
             return []
+        if frame.type == FrameType.HEARTBEAT and len(frame.payload) >= HEARTBEAT_BOOT_AT:
+            assert self.hello is not None  # (accepted: the state says so)
+            boot = read_boot_id(frame.payload, HEARTBEAT_BOOT_AT)
+            if boot != self.hello.boot_id:  # another boot, whatever its seq (one side without an id included)
+                self.restarted(now, boot)
+                return []
         if not self._seq.check(frame.seq):
             self._desync(now)
             return []
@@ -390,11 +405,10 @@ class BoardLink:
             self.board = self.board.with_changes(msg.changes, msg.sweep)
             return [SnapshotReceived(self.board, FrameType.CHANGES, now)]
         if isinstance(msg, Heartbeat):
-            rebooted = self._uptime is not None and msg.uptime_ms < self._uptime
-            self._uptime = msg.uptime_ms
-            if rebooted:  # its HELLO was lost: ask for it again (and re-send our scan settings)
-                self.restarted(now)
+            if msg.boot_id is None and self._uptime_fell(msg.uptime_ms, now):  # a 1.0 controller
+                self.restarted(now)  # its HELLO was lost: ask for it again (and re-send our scan settings)
                 return []
+            self._beat = (msg.uptime_ms, now)
             if self.state is not LinkState.SYNCED:
                 return []
             self.board = BoardSnapshot(self.board.tags, msg.sweep)
@@ -431,7 +445,10 @@ class BoardLink:
             if self._identified_at is None or now - self._identified_at >= self.retry:
                 self._identify(now)
             return []
-        self._uptime = None
+        if before is not None and hello.boot_id != before.boot_id and hello.boot_id != self._restart_of:
+            self._counts["reboots"] += 1  # (another boot, its restart not seen before the HELLO)
+        self._restart_of = None
+        self._beat = None
         self._refusal = None
         self._seq.reset(frame.seq)
         self.hello = self._taken = hello
@@ -453,6 +470,16 @@ class BoardLink:
             return []
         self._refusal = message
         return [event]
+
+    def _uptime_fell(self, uptime_ms: int, now: float) -> bool:
+        """A 1.0 controller's restart: its uptime advanced, modulo 2**32 (a wrap after 49.7
+        days is no restart), by more than the host's clock did since the last HEARTBEAT
+        plus :data:`UPTIME_SLACK` (an uptime that fell advanced by almost 2**32 ms)."""
+        if self._beat is None:
+            return False
+        last_uptime, last_at = self._beat
+        advance_ms = (uptime_ms - last_uptime) % UPTIME_WRAP
+        return advance_ms > (now - last_at + UPTIME_SLACK) * 1000
 
     def _check_geometry(self, msg: Message) -> None:
         """:class:`OutsideGeometryError` for a location the HELLO's geometry does not have."""

@@ -18,7 +18,7 @@ from engine.board import SIZE, Square
 from engine.errors import ScoreboardError
 
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 0
+PROTOCOL_MINOR = 1
 MAX_PAYLOAD = 4096
 HEADER = struct.Struct("<BBHH")
 CRC = struct.Struct("<I")
@@ -167,6 +167,7 @@ class Hello(Message):
     slots: int
     readers: int
     board_id: bytes
+    boot_id: int | None = None  # 1.1: drawn at each boot (None: a 1.0 controller's HELLO)
     type = FrameType.HELLO
 
     def has(self, loc: Loc) -> bool:
@@ -208,6 +209,7 @@ class Heartbeat(Message):
     uptime_ms: int
     sweep_ms: int
     faulty_readers: int
+    boot_id: int | None = None  # 1.1: the boot id of the HELLO after the same boot (None: 1.0)
     type = FrameType.HEARTBEAT
 
 
@@ -279,6 +281,9 @@ class Identify(Message):
 _HELLO = struct.Struct("<BBBBBBBBBB8s")
 _SWEEP_COUNT = struct.Struct("<IH")
 _HEARTBEAT = struct.Struct("<IIHB")
+_BOOT_ID = struct.Struct("<I")  # 1.1: appended to HELLO and HEARTBEAT
+HELLO_BOOT_AT = _HELLO.size  # 18: where a HELLO's boot id starts
+HEARTBEAT_BOOT_AT = _HEARTBEAT.size  # 11: where a HEARTBEAT's boot id starts
 _FAULT = struct.Struct("<BBB")
 _ACK = struct.Struct("<HB")
 _SET_SCAN = struct.Struct("<BHHHH")
@@ -295,13 +300,14 @@ def _tags(entries: Iterable[tuple[Loc, bytes]]) -> bytes:
 def encode_payload(msg: Message) -> bytes:
     """The payload bytes of ``msg``."""
     if isinstance(msg, Hello):
-        return _HELLO.pack(*msg.firmware, *msg.protocol, msg.cols, msg.rows, msg.racks, msg.slots, msg.readers, msg.board_id)
+        hello = _HELLO.pack(*msg.firmware, *msg.protocol, msg.cols, msg.rows, msg.racks, msg.slots, msg.readers, msg.board_id)
+        return hello + _boot_id(msg.boot_id)
     if isinstance(msg, Snapshot):
         return _SWEEP_COUNT.pack(msg.sweep, len(msg.tags)) + _tags(msg.tags)
     if isinstance(msg, Changes):
         return _SWEEP_COUNT.pack(msg.sweep, len(msg.changes)) + _tags(msg.changes)
     if isinstance(msg, Heartbeat):
-        return _HEARTBEAT.pack(msg.sweep, msg.uptime_ms, msg.sweep_ms, msg.faulty_readers)
+        return _HEARTBEAT.pack(msg.sweep, msg.uptime_ms, msg.sweep_ms, msg.faulty_readers) + _boot_id(msg.boot_id)
     if isinstance(msg, Fault):
         return _FAULT.pack(msg.reader, msg.code, len(msg.locs)) + b"".join(bytes((loc.area, loc.index)) for loc in msg.locs)
     if isinstance(msg, Ack):
@@ -311,6 +317,16 @@ def encode_payload(msg: Message) -> bytes:
     if isinstance(msg, (RequestSnapshot, Identify)):
         return b""
     raise ProtocolError(f"cannot encode {msg!r}")
+
+
+def _boot_id(boot_id: int | None) -> bytes:
+    return b"" if boot_id is None else _BOOT_ID.pack(boot_id)
+
+
+def read_boot_id(payload: bytes, at: int) -> int | None:
+    """The boot id at ``at`` in a HELLO or HEARTBEAT payload; None when the payload ends before
+    it (a 1.0 controller): a field is present when the payload is long enough to hold it."""
+    return _BOOT_ID.unpack_from(payload, at)[0] if len(payload) >= at + _BOOT_ID.size else None
 
 
 def _read_tags(payload: bytes, offset: int, count: int, *, allow_empty: bool) -> tuple[tuple[Loc, bytes], ...]:
@@ -352,13 +368,15 @@ def decode_payload(kind: int, payload: bytes) -> Message:
     try:
         if t is FrameType.HELLO:
             v = _HELLO.unpack_from(payload)  # newer minor versions may append fields
-            return Hello(tuple(v[0:3]), tuple(v[3:5]), v[5], v[6], v[7], v[8], v[9], v[10])
+            boot = read_boot_id(payload, HELLO_BOOT_AT)
+            return Hello(tuple(v[0:3]), tuple(v[3:5]), v[5], v[6], v[7], v[8], v[9], v[10], boot)
         if t in (FrameType.SNAPSHOT, FrameType.CHANGES):
             sweep, count = _SWEEP_COUNT.unpack_from(payload)
             tags = _read_tags(payload, _SWEEP_COUNT.size, count, allow_empty=t is FrameType.CHANGES)
             return Snapshot(sweep, tags) if t is FrameType.SNAPSHOT else Changes(sweep, tags)
         if t is FrameType.HEARTBEAT:
-            return Heartbeat(*_HEARTBEAT.unpack_from(payload))
+            sweep, uptime, sweep_ms, faulty = _HEARTBEAT.unpack_from(payload)
+            return Heartbeat(sweep, uptime, sweep_ms, faulty, read_boot_id(payload, HEARTBEAT_BOOT_AT))
         if t is FrameType.FAULT:
             reader, code, count = _FAULT.unpack_from(payload)
             body = payload[_FAULT.size:]
