@@ -215,12 +215,11 @@ class GermanClassifier:
         flags_of: dict[str, set[str]] = defaultdict(set)
         for root, flags in dic:
             flags_of[root].update(flags)
-        self._heads = self._lower | {w.lower() for w in self._common}
+        declined_roots = {r.lower() for r, fl in flags_of.items() if r[:1].isupper() and fl & _PLURAL_FLAGS}
+        self._heads = self._lower | {w.lower() for w in self._common} | declined_roots
         self._heads |= {w[:-2] for w in self._lower if w.endswith("en") and len(w) > 4}  # schreib(en)
         self._heads |= {w[:-1] for w in self._lower if w.endswith("n") and len(w) > 3}
-        self._tails = {w.lower() for w in self._declined if w[:1].isupper()} | {
-            r.lower() for r, fl in flags_of.items() if r[:1].isupper() and fl & _PLURAL_FLAGS
-        }
+        self._tails = {w.lower() for w in self._declined if w[:1].isupper()} | declined_roots
         self.root_kinds = {root: self._root_kind(root, "".join(flags)) for root, flags in flags_of.items()}
         self._kinds: dict[str, set[Kind]] = defaultdict(set)
         for root, flags in dic:

@@ -143,9 +143,10 @@ def usable(report: BuildReport, source: str | Path) -> None:
     """Raise :class:`UnusableWordListError` unless the list is worth a lexicon.
 
     Refused: no word kept, or more entries dropped than words kept (a word written twice
-    counts once): such a list is the wrong file, the wrong language or damaged, not a word list.
+    counts once; names and abbreviations that a recipe leaves out do not count): such a list
+    is the wrong file, the wrong language or damaged, not a word list.
     """
-    dropped = report.dropped_total
+    dropped = report.dropped_total - report.dropped[Rejection.NAME] - report.dropped[Rejection.ABBREVIATION]
     if report.kept and dropped <= report.kept:
         return
     if not report.read:
