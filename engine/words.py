@@ -39,6 +39,8 @@ class Rejection(enum.Enum):
     DIGIT = "digit"
     SPACE = "space"
     PROPER_NOUN = "capitalised (proper noun)"
+    NAME = "proper name (person, place, brand)"
+    ABBREVIATION = "abbreviation or symbol"
     OTHER = "letter or sign outside the tile set"
 
 

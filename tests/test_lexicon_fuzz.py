@@ -87,7 +87,7 @@ def _check(tmp_path: Path, n: int, rng: random.Random, capsys: pytest.CaptureFix
         out.write_bytes(b"older lexicon")
         before = out.read_bytes()
     if n % 10:  # the subcommand itself (building the argument parser costs more than a build)
-        code = cmd_lexicon_build(argparse.Namespace(wordlist=str(source), lang=language, output=str(out)))
+        code = cmd_lexicon_build(argparse.Namespace(wordlist=str(source), shipped=False, lang=language, output=str(out)))
     else:
         code = main(["lexicon", "build", str(source), "--lang", language, "-o", str(out)])
     err = capsys.readouterr().err
