@@ -269,6 +269,7 @@ class CorrectionRefusal(enum.Enum):
     MOVED_SINCE = "moved-since"  # someone moved since the ruling
     NEEDS_WORDS = "needs-words"  # overriding a valid ruling needs the words to rule invalid
     NEGATIVE = "negative"  # a time penalty below 0
+    NOT_ALLOWED = "not-allowed"  # the profile allows no override (en-tournament)
 
 
 class CorrectionError(GameError):
@@ -277,6 +278,16 @@ class CorrectionError(GameError):
     def __init__(self, reason: CorrectionRefusal, message: str) -> None:
         self.reason = reason
         super().__init__(message)
+
+
+class OverrideNotAllowedError(CorrectionError):
+    """An override of a ruling under ``profile``, whose rules allow none (``overrides_allowed``)."""
+
+    def __init__(self, profile: str) -> None:
+        self.profile = profile
+        super().__init__(
+            CorrectionRefusal.NOT_ALLOWED, f"profile {profile!r} allows no override of a challenge ruling"
+        )
 
 
 # --- records --------------------------------------------------------------------------

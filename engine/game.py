@@ -34,6 +34,7 @@ from .errors import (
     GameOverError,
     NoSuchSeatError,
     NotYourTurnError,
+    OverrideNotAllowedError,
     UnnamedBlankError,
     WindowOpenError,
 )
@@ -515,8 +516,11 @@ class Game:
         ``invalid`` words (required then). Allowed until anybody moves after the ruling;
         the player's draws since a valid ruling go back to the bag. :attr:`log` afterwards
         holds the commands that rebuild the new state (the override itself is not in it).
-        Like an undo, it starts from the copy taken before the ruling.
+        Like an undo, it starts from the copy taken before the ruling. A profile without
+        ``overrides_allowed`` (en-tournament) refuses it: :class:`OverrideNotAllowedError`.
         """
+        if not self.profile.overrides_allowed:
+            raise OverrideNotAllowedError(self.profile.name)
         index = self._last(Challenge)
         if index is None or self._before_ruling is None:
             raise CorrectionError(CorrectionRefusal.NO_RULING, "there is no ruling to override")
