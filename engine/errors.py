@@ -170,6 +170,14 @@ class TileCountError(PlacementError):
         )
 
 
+class InvalidWordsError(PlacementError):
+    """A play refused when laid because ``words`` are not in the lexicon (``challenge=void``)."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words = tuple(words)
+        super().__init__(f"not in the word list: {', '.join(self.words)} (challenge=void: the play is refused)")
+
+
 # --- game flow ------------------------------------------------------------------------
 
 
@@ -232,6 +240,7 @@ class ChallengeRefusal(enum.Enum):
     NO_WINDOW = "no-window"  # too late: the last play is final or was taken back
     OWN_PLAY = "own-play"
     NO_PHONY_RULE = "no-phony-rule"  # the phony-extension ruling outside fr, or on a valid play
+    VOID = "void"  # challenge=void: plays are checked when laid, there is nothing to challenge
 
 
 class ChallengeError(GameError):

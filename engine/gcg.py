@@ -5,9 +5,10 @@ the pragma; any other declared encoding is a :class:`GcgEncodingError`. CRLF, bl
 ``#note`` continuation lines, unknown pragmas (kept), empty or partial racks and events
 after the end are accepted. Writing: always UTF-8 with the pragma.
 
-Our extensions (RULES.md): ``#rules PROFILE [key=value...]``, ``#player3``/``#player4``,
-``(challenge) -N`` on a wrong challenger's line, ``(adjust) +-N`` corrections, and the
-classic end lines ``>A: (RACKS) +N`` / ``>B: RACK (RACK) -N``.
+Our extensions (docs/RULES.md): ``#rules PROFILE [key=value...]``, ``#player3``/``#player4``,
+``(challenge) -N`` on a wrong challenger's line, ``(adjust) +-N`` corrections, the
+classic end lines ``>A: (RACKS) +N`` / ``>B: RACK (RACK) -N``, and ``>B: RACK (triple) +0 T``:
+under ``challenge=triple`` B lost the challenge and the game.
 
 Bounds: a record larger than :data:`MAX_BYTES`, longer than :data:`MAX_LINES` or with more
 than :data:`MAX_EVENTS` events is a :class:`GcgLimitError`, refused before it is parsed;
@@ -26,6 +27,7 @@ from .events import (
     ChallengePenalty,
     Event,
     Exchanged,
+    GameLost,
     OutBonus,
     Passed,
     PlayMade,
@@ -57,6 +59,7 @@ class Kind(enum.Enum):
     ADJUST = "adjust"  # >p: RACK (adjust) +3 T
     END_RACKS = "end-racks"  # >p: (RACKS) +N T   going out
     RACK_PENALTY = "rack-penalty"  # >p: RACK (RACK) -N T
+    GAME_LOST = "triple"  # >p: RACK (triple) +0 T   challenge=triple: p lost the challenge and the game
 
 
 @dataclass(frozen=True)
@@ -364,6 +367,8 @@ def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecor
             return ev(Kind.TIME, nick, rack, amount, total, line=number)
         if low == "adjust":
             return ev(Kind.ADJUST, nick, rack, amount, total, line=number)
+        if low == "triple":
+            return ev(Kind.GAME_LOST, nick, rack, amount, total, line=number)
         if inner and not _is_rack(inner):
             raise GcgError(f"unknown event {_quote(body[-1])}", number)
         # Going out: `(RACKS) +N`, no rack of one's own. A rack penalty: `RACK (RACK) -N`
@@ -503,6 +508,8 @@ def record_from_events(
             kind = Kind.CHALLENGE
         elif isinstance(e, TimePenalty):
             kind = Kind.TIME
+        elif isinstance(e, GameLost):
+            kind = Kind.GAME_LOST
         elif isinstance(e, ScoreAdjusted):
             kind = Kind.ADJUST
         elif isinstance(e, OutBonus):
