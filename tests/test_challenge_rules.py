@@ -10,7 +10,15 @@ import pytest
 
 from engine import gcg
 from engine.errors import ChallengeError, ChallengeRefusal, InvalidWordsError
-from engine.events import ChallengeBonus, ChallengePenalty, GameLost, OutBonus, Passed, PlayWithdrawn, RackPenalty
+from engine.events import (
+    ChallengeBonus,
+    ChallengePenalty,
+    GameLost,
+    OutBonus,
+    Passed,
+    PlayWithdrawn,
+    RackPenalty,
+)
 from engine.game import Game, Termination
 from engine.lexicon import SetLexicon
 from engine.placement import Placement

@@ -33,9 +33,24 @@ from .checks import (
 )
 
 __all__ = [
-    "KEYS", "RESERVED_PINS", "SECTIONS", "BoardConfig", "ButtonsConfig", "Config", "DisplayConfig",
-    "DEFAULT_PLAYER", "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "allowed", "check_board",
-    "check_buttons", "check_display", "key", "profile_language",
+    "DEFAULT_PLAYER",
+    "KEYS",
+    "RESERVED_PINS",
+    "SECTIONS",
+    "BoardConfig",
+    "ButtonsConfig",
+    "Config",
+    "DisplayConfig",
+    "GameConfig",
+    "LexiconConfig",
+    "PathsConfig",
+    "UiConfig",
+    "allowed",
+    "check_board",
+    "check_buttons",
+    "check_display",
+    "key",
+    "profile_language",
 ]
 
 # --- the sections --------------------------------------------------------------------------
