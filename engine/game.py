@@ -789,28 +789,7 @@ class Game:
             self._advance()
 
     def _check_pass_end(self) -> bool:
-        p = self.profile
-        kinds = p.pass_kinds
-        if not self._turns:
-            return False
-        if p.pass_scope is PassScope.ONE_PLAYER:
-            ended = False
-            for player in {t.player for t in self._turns}:
-                run = 0
-                for t in reversed(self._turns):
-                    if t.player != player:
-                        continue
-                    if t.kind not in kinds:
-                        break
-                    run += 1
-                ended = ended or run >= p.pass_count
-        else:
-            run = 0
-            for t in reversed(self._turns):
-                if t.kind not in kinds:
-                    break
-                run += 1
-            ended = run >= p.pass_end_turns(len(self.players))
+        ended = self.profile.pass_rule_ends([(t.player, t.kind) for t in self._turns], len(self.players))
         if ended:
             self._window = None
             self._finish(Termination.PASSES)

@@ -10,6 +10,7 @@ challenge rule) are applied with :meth:`RuleProfile.with_variants` and written i
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .errors import PlayerCountError, UnknownProfileError, VariantError
@@ -151,6 +152,30 @@ class RuleProfile:
     def pass_end_turns(self, players: int) -> int:
         """Consecutive scoreless turns that end the game (ALL_PLAYERS and TOTAL scopes)."""
         return self.pass_count * players if self.pass_scope is PassScope.ALL_PLAYERS else self.pass_count
+
+    def pass_rule_ends(self, turns: Sequence[tuple[int, TurnKind]], players: int) -> bool:
+        """True when ``turns`` (seat, how the turn ended), oldest first, end the game by the
+        pass rule: ``pass_count`` scoreless turns of the kinds in ``pass_kinds``, counted
+        over everybody's turns or (ONE_PLAYER) one player's own."""
+        kinds = self.pass_kinds
+        if self.pass_scope is PassScope.ONE_PLAYER:
+            for player in {p for p, _ in turns}:
+                run = 0
+                for p, kind in reversed(turns):
+                    if p != player:
+                        continue
+                    if kind not in kinds:
+                        break
+                    run += 1
+                if run >= self.pass_count:
+                    return True
+            return False
+        run = 0
+        for _, kind in reversed(turns):
+            if kind not in kinds:
+                break
+            run += 1
+        return bool(turns) and run >= self.pass_end_turns(players)
 
     def check_players(self, players: int) -> None:
         """Raise :class:`PlayerCountError` when ``players`` is outside the profile's range

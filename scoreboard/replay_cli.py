@@ -41,7 +41,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except ScoreboardError as e:  # GcgError with its line, or rules the record cannot have
         print(f"{path}: {e}", file=sys.stderr)
         return EXIT_UNREADABLE
-    report = replay(record, profile)
+    report = replay(record, profile if args.rules else None)
     for d in report.disagreements:
         print(f"{path}: {d}")
     print(f"replayed {report.events} events: {len(report.disagreements)} disagreements")
