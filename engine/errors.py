@@ -312,7 +312,21 @@ class GcgError(ScoreboardError, ValueError):
 
 
 class GcgEncodingError(GcgError):
-    """A GCG file that declares an encoding other than UTF-8, or whose bytes do not decode."""
+    """A GCG file in an encoding we do not read: ``encoding`` is the one declared or found
+    (from a byte order mark: ``UTF-16-LE`` ...), else None (bytes that do not decode)."""
+
+    def __init__(self, message: str, line: int | None = None, encoding: str | None = None) -> None:
+        self.encoding = encoding
+        super().__init__(message, line)
+
+
+class GcgEmptyError(GcgError):
+    """A GCG file with no game in it: empty (``size`` 0), blank, or without players and events
+    (``size``: its bytes or characters)."""
+
+    def __init__(self, message: str, size: int) -> None:
+        self.size = size
+        super().__init__(message)
 
 
 class GcgLimitError(GcgError):

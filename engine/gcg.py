@@ -1,7 +1,10 @@
 """GCG game records (Poslfit's GCG 1.2) with our extensions, read and written.
 
 Reading: UTF-8 when the file declares ``#character-encoding UTF-8``, ISO-8859-1 without
-the pragma; any other declared encoding is a :class:`GcgEncodingError`. CRLF, blank lines,
+the pragma or when it declares ``ISO-8859-1`` (the same thing said aloud); any other declared
+encoding is a :class:`GcgEncodingError`, and so is a file whose byte order mark or NUL
+bytes show UTF-16 or UTF-32 (named in the message). An empty or blank file is a
+:class:`GcgEmptyError`. CRLF, blank lines,
 ``#note`` continuation lines, unknown pragmas (kept), empty or partial racks and events
 after the end are accepted. Writing: always UTF-8 with the pragma.
 
@@ -21,7 +24,7 @@ import enum
 import re
 from dataclasses import dataclass, field, replace
 
-from .errors import GcgEncodingError, GcgError, GcgLimitError, ScoreboardError
+from .errors import GcgEmptyError, GcgEncodingError, GcgError, GcgLimitError, ScoreboardError
 from .events import (
     ChallengeBonus,
     ChallengePenalty,
@@ -174,26 +177,55 @@ def _quote(text: str, limit: int = 60) -> str:
     return repr(_shorten(text, limit))
 
 
+_BOMS = (  # the longer first: UTF-32-LE's mark starts with UTF-16-LE's
+    (b"\xff\xfe\x00\x00", "UTF-32-LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+    (b"\xff\xfe", "UTF-16-LE"),
+    (b"\xfe\xff", "UTF-16-BE"),
+)
+_LATIN1 = ("ISO-8859-1", "ISO8859-1", "LATIN-1", "LATIN1")
+
+
+def _wide(data: bytes) -> str | None:
+    """UTF-16 or UTF-32 as its byte order mark says, or as NUL bytes between ASCII show."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    head = data[:200]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):  # text of ASCII letters, 2 or 4 bytes each
+        return "UTF-16" if head.count(0) * 3 < len(head) * 2 else "UTF-32"
+    return None
+
+
 def decode(data: bytes) -> tuple[str, str]:
     """Decode GCG bytes; returns (text, encoding name)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    wide = _wide(data)
+    if wide is not None:
+        how = "its byte order mark" if any(data.startswith(bom) for bom, _ in _BOMS) else "its NUL bytes"
+        raise GcgEncodingError(
+            f"the file is {wide} (found from {how}); GCG files are UTF-8 or ISO-8859-1:"
+            " save it as UTF-8", 1, wide,
+        )
     m = _ENCODING_RE.search(data)
     if m is None:
         return data.decode("iso-8859-1"), "ISO-8859-1"
     declared = m.group(1).decode("ascii", "replace")
+    if declared.upper().replace("_", "-") in _LATIN1:
+        return data.decode("iso-8859-1"), "ISO-8859-1"
     if declared.upper().replace("_", "-") not in ("UTF-8", "UTF8"):
         line = data[: m.start(1)].count(b"\n") + 1
         raise GcgEncodingError(
             f"unsupported character encoding {_quote(declared)}; GCG files are UTF-8 "
-            "(declared with #character-encoding UTF-8) or ISO-8859-1 (no declaration)",
-            line,
+            "(declared with #character-encoding UTF-8) or ISO-8859-1 (no declaration, or ISO-8859-1)",
+            line, declared,
         )
     try:
         return data.decode("utf-8"), "UTF-8"
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise GcgEncodingError(f"declared UTF-8 but byte {data[e.start]:#04x} is not UTF-8", line) from None
+        raise GcgEncodingError(f"declared UTF-8 but byte {data[e.start]:#04x} is not UTF-8", line, "UTF-8") from None
 
 
 def read(data: bytes | str) -> GcgRecord:
@@ -204,6 +236,8 @@ def read(data: bytes | str) -> GcgRecord:
     """
     if isinstance(data, bytes):
         check_size(len(data))
+        if not data:
+            raise GcgEmptyError("the file is empty (0 bytes): no game to read", 0)
         text, encoding = decode(data)
     else:
         check_size(len(data.encode("utf-8", "surrogatepass")))
@@ -211,6 +245,8 @@ def read(data: bytes | str) -> GcgRecord:
     # Only LF ends a line (CRLF too): str.splitlines would also split at U+2028, FF, NEL.
     lines = text.split("\n")
     _check_lines(lines)
+    if not text.strip():
+        raise GcgEmptyError(f"the file holds only white space ({len(text)} characters): no game to read", len(text))
     record = GcgRecord(players=[], encoding=encoding)
     seats: dict[int, GcgPlayer] = {}
     notes = _Notes()

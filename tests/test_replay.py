@@ -676,3 +676,28 @@ def test_unnamed_blank_in_a_played_word(tmp_path: Path, capsys: pytest.CaptureFi
     code = main(["replay", str(game)])
     out = capsys.readouterr().out
     assert code == 1 and "'?' at H8" in out and "a blank must be written as its letter" in out
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "the file is empty (0 bytes)"),
+        (b"#title nothing here\n", "no #player lines and no events: not a game record"),
+        ("\ufeff#player1 a A\n".encode("utf-16-le"), "the file is UTF-16-LE (found from its byte order mark)"),
+    ],
+)
+def test_a_file_without_a_game_says_what_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, message: str
+) -> None:
+    path = tmp_path / "g.gcg"
+    path.write_bytes(data)
+    code, lines, err = replay_cli(capsys, path)
+    assert (code, lines) == (2, [])
+    assert message in err and "players, not 0" not in err
+
+
+def test_an_explicit_iso_8859_1_record_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = "#character-encoding ISO-8859-1\n#player1 c\xe9sar C\n#player2 b B\n>c\xe9sar: DINNVWY 8D WINDY +32 32\n"
+    path = tmp_path / "g.gcg"
+    path.write_bytes(text.encode("iso-8859-1"))
+    assert replay_cli(capsys, path)[:2] == (0, [summary(1, 0)])
