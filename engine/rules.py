@@ -88,7 +88,7 @@ class MoveLimitAction(enum.Enum):
     PASS = "pass"
 
 
-# Finish-line targets by players and level (RULES.md, from 004_).
+# Finish-line targets by players and level (docs/RULES.md, from 004_).
 FINISH_LINE_TARGETS: dict[int, dict[str, int]] = {
     2: {"beginner": 70, "intermediate": 120, "expert": 200},
     3: {"beginner": 60, "intermediate": 100, "expert": 180},

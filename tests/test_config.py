@@ -639,3 +639,15 @@ def test_an_explicit_language_and_names_still_win() -> None:
     assert (config.language(), config.player_names()) == ("de", ("Spieler 1", "Spieler 2"))
     config = load_config(overrides=["game.rules=fr", 'game.players=["Anna", "Ben", "Cleo"]'])
     assert (config.language(), config.player_names()) == ("fr", ("Anna", "Ben", "Cleo"))
+
+
+def test_the_table_is_built_in_the_profiles_language_with_its_default_names(tmp_path: Path) -> None:
+    from scoreboard.hardware import simulated_tiles
+    from scoreboard.run_cli import build_table
+
+    config = load_config(overrides=["game.rules=fr", f"paths.state_dir={tmp_path}"])
+    ctx = build_table(config, simulated_tiles(tmp_path), tmp_path).context
+    assert (ctx.settings.language, ctx.names) == ("fr", ("Joueur 1", "Joueur 2"))
+    config = load_config(overrides=["game.rules=fr", "ui.language=en", f"paths.state_dir={tmp_path}"])
+    ctx = build_table(config, simulated_tiles(tmp_path), tmp_path).context
+    assert (ctx.settings.language, ctx.names) == ("en", ("Player 1", "Player 2"))

@@ -8,7 +8,12 @@ from tablehelpers import Rig, rig
 from engine.events import Play
 from engine.game import Termination
 from scoreboard.controller import Committed
-from scoreboard.screens.models import ChallengeResultScreen, ChallengeWindowScreen, ErrorKind, ErrorScreen
+from scoreboard.screens.models import (
+    ChallengeResultScreen,
+    ChallengeWindowScreen,
+    ErrorKind,
+    ErrorScreen,
+)
 
 
 def commands(r: Rig) -> list[object]:

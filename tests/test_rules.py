@@ -1,4 +1,4 @@
-"""Rule profiles: registry, parameters from RULES.md, variants, the #rules line."""
+"""Rule profiles: registry, parameters from docs/RULES.md, variants, the #rules line."""
 
 from __future__ import annotations
 
