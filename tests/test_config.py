@@ -651,3 +651,10 @@ def test_the_table_is_built_in_the_profiles_language_with_its_default_names(tmp_
     config = load_config(overrides=["game.rules=fr", "ui.language=en", f"paths.state_dir={tmp_path}"])
     ctx = build_table(config, simulated_tiles(tmp_path), tmp_path).context
     assert (ctx.settings.language, ctx.names) == ("en", ("Player 1", "Player 2"))
+
+
+def test_default_player_names_are_the_tables() -> None:
+    from scoreboard.config.sections import DEFAULT_PLAYER
+    from scoreboard.screens.text import TEXT
+
+    assert DEFAULT_PLAYER == TEXT["player.default"]

@@ -79,3 +79,14 @@ def test_triple_an_invalid_play_loses_the_game() -> None:
     r.challenge(2)
     assert ChallengeResultScreen("Ben", "Anna", False, ("HUAS",), 0, False, lost_game="Anna") in r.screens
     assert [o.tally.winners for o in r.over()] == [(1,)]
+
+
+def test_seats_without_a_configured_name_are_named_in_the_display_language() -> None:
+    from engine.lexicon import SetLexicon
+    from engine.rules import get_profile
+    from scoreboard.controller import Context, Settings, Table
+
+    for language, third in (("de", "Spieler 3"), ("fr", "Joueur 3"), ("en", "Player 3")):
+        ctx = Context(get_profile, lambda _: SetLexicon(()), lambda _: None, ("Anna", "Ben"), Settings(language=language))  # type: ignore[arg-type,return-value]
+        state, _ = Table(ctx).new(0.0, "fr", 3)
+        assert state.names == ("Anna", "Ben", third)

@@ -33,7 +33,6 @@ from .checks import (
 )
 
 __all__ = [
-    "DEFAULT_PLAYER",
     "KEYS",
     "RESERVED_PINS",
     "SECTIONS",
@@ -354,14 +353,15 @@ def check_display(display: DisplayConfig) -> None:
         )
 
 
-DEFAULT_PLAYER = {"de": "Spieler {n}", "fr": "Joueur {n}", "en": "Player {n}"}
-"""The name of player ``n`` when ``game.players`` is "auto", per display language."""
-
-
 def profile_language(profile: str) -> str:
     """The display language of a rule profile: ``de``, ``fr``, else (``en*``) ``en``."""
     language = profile.partition("-")[0]
     return language if language in ("de", "fr") else "en"
+
+
+DEFAULT_PLAYER = {"de": "Spieler {n}", "fr": "Joueur {n}", "en": "Player {n}"}
+"""Player ``n``'s name when ``game.players`` is "auto", per display language (the table's
+text "player.default"; the configuration does not load the screens)."""
 
 
 # --- the whole configuration ---------------------------------------------------------------

@@ -20,6 +20,8 @@ def _langs(entry: Mapping[str, str]) -> dict[Lang, str]:
 
 
 TEXT: dict[str, dict[Lang, str]] = {
+    # a player without a configured name (game.players = "auto", or more seats than names)
+    "player.default": {"de": "Spieler {n}", "fr": "Joueur {n}", "en": "Player {n}"},
     # scores
     "scores.bag": {"de": "Beutel: {n}", "fr": "Sac : {n}", "en": "Bag: {n}"},
     "scores.bag_empty": {"de": "Beutel leer", "fr": "Sac vide", "en": "Bag empty"},
