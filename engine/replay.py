@@ -36,14 +36,28 @@ class Disagreement:
 
 
 @dataclass(frozen=True)
+class Undecided:
+    """A check the record cannot settle on one line (racks it does not give): not counted."""
+
+    line: int
+    check: str
+    recorded: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.check}: recorded {self.recorded}, cannot be known: {self.why}"
+
+
+@dataclass(frozen=True)
 class ReplayReport:
-    """The outcome of a replay."""
+    """The outcome of a replay: the disagreements, and the checks the record cannot settle."""
 
     profile: RuleProfile
     events: int
     disagreements: tuple[Disagreement, ...]
     board: Board
     totals: dict[str, int]
+    undecided: tuple[Undecided, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -78,6 +92,7 @@ class _Replayer:
         self.totals = {p.nick: 0 for p in record.players}
         self.seats = {p.nick: i for i, p in enumerate(record.players)}
         self.found: list[Disagreement] = []
+        self.undecided: list[Undecided] = []
         self.plays: dict[str, tuple[GcgEvent, Placement]] = {}
         self.words: dict[int, int] = {}  # line of a play -> the number of words it formed
         self.last_move: GcgEvent | None = None  # the last play, pass, exchange or withdrawal
@@ -86,6 +101,7 @@ class _Replayer:
         self.turns: list[tuple[int, TurnKind]] = []  # for the pass rule
         self.bonuses = dict.fromkeys(self.totals, 0)  # challenge bonuses, per player
         self.unplaced: list[tuple[int, int]] = []  # (line, tiles) of plays not put on the board
+        self.rack_after: dict[str, int] = {}  # the fewest tiles a rack held after its player's last move
         self.end: _End | None = None
 
     def disagree(self, e: GcgEvent, check: str, recorded: object, computed: object) -> None:
@@ -117,12 +133,25 @@ class _Replayer:
             self.totals[e.nick] = e.total
             if e.kind in _MOVES:
                 self.last_move = e
+            self.track_rack(e)
             if e.kind in _TURNS:
                 self.last_turn, self.withdrawn_since = e, False
                 kind = {Kind.PLAY: TurnKind.PLAY, Kind.PASS: TurnKind.PASS, Kind.EXCHANGE: TurnKind.EXCHANGE}[e.kind]
                 self.turns.append((self.seats[e.nick], kind))
             self.pass_rule(e)
-        return ReplayReport(self.profile, len(self.record.events), tuple(self.found), self.board, self.totals)
+        return ReplayReport(
+            self.profile, len(self.record.events), tuple(self.found), self.board, self.totals, tuple(self.undecided)
+        )
+
+    def track_rack(self, e: GcgEvent) -> None:
+        """The fewest tiles ``e``'s player holds after it, as far as the record says."""
+        held = len(e.rack or "")
+        if e.kind is Kind.PLAY and e.word is not None:
+            self.rack_after[e.nick] = max(0, held - sum(1 for ch in e.word if ch != "."))
+        elif e.kind in (Kind.PASS, Kind.EXCHANGE):
+            self.rack_after[e.nick] = held
+        elif e.kind is Kind.WITHDRAW:
+            self.rack_after[e.nick] = held  # the play's tiles are back on the rack
 
     # --- order and the end ---------------------------------------------------------------
 
@@ -288,29 +317,36 @@ class _Replayer:
         self.exchange_bag(e)
 
     def exchange_bag(self, e: GcgEvent) -> None:
-        """Exchanging needs ``exchange_min_bag`` tiles in the bag. The bag holds the set less
-        the board less a full rack per player: racks are refilled while the bag has tiles,
-        so this holds whatever racks the record writes (partial or none); when the bag is
-        empty, a rack may be short, and exchanging is refused all the same. Only plays that
-        could not be put on the board leave the count open."""
+        """Exchanging needs ``exchange_min_bag`` tiles in the bag (and as many as exchanged).
+
+        The bag is the set less the board less the racks. The record gives the racks only in
+        part: the exchanging player's own (its rack field: at least the exchanged tiles), the
+        others' as they stood after their last move (they may have drawn since, up to a full
+        rack). That bounds the bag; a breach is reported when even the largest bag is too
+        small, and "cannot be known" when the bounds straddle the minimum (partial or
+        unrecorded racks, plays that could not be put on the board).
+        """
         p = self.profile
         count = e.count if e.count is not None else len(e.tiles or "")
         on_board = sum(1 for t in self.board.cells if t is not None)
-        on_racks = len(self.seats) * p.rack_size
-        bag = max(0, self.tile_set.size - on_board - on_racks)
+        own = max(len(e.rack or ""), count)
+        others = [nick for nick in self.seats if nick != e.nick]
+        most = self.tile_set.size - on_board - own - sum(self.rack_after.get(n, 0) for n in others)
+        own_most = own if len(e.rack or "") == p.rack_size else p.rack_size
         open_tiles = sum(n for _, n in self.unplaced)
+        least = self.tile_set.size - on_board - open_tiles - own_most - len(others) * p.rack_size
         need = max(p.exchange_min_bag, count)
         written = f"-{e.tiles if e.tiles is not None else e.count}"
-        how = f"{self.tile_set.size} tiles - {on_board} on the board - {len(self.seats)} racks of {p.rack_size}"
-        if bag < need:
-            self.disagree(e, "exchange", written, f"the bag holds {bag} ({how}); exchanging {count} needs {need}")
-        elif bag - open_tiles < need:
-            lines = ", ".join(str(line) for line, _ in self.unplaced)
-            self.disagree(
-                e, "exchange", written,
-                f"cannot be known: the bag holds {max(0, bag - open_tiles)} to {bag} (line {lines} not placed);"
-                f" exchanging {count} needs {need}",
-            )
+        if most < need:
+            how = f"{self.tile_set.size} tiles - {on_board} on the board - {own} on the rack - the others' racks"
+            self.disagree(e, "exchange", written, f"the bag holds at most {max(0, most)} ({how}); exchanging {count} needs {need}")
+        elif least < need:
+            why = [f"line {', '.join(str(line) for line, _ in self.unplaced)} not placed"] if self.unplaced else []
+            why.append("racks not all known")
+            self.undecided.append(Undecided(
+                e.line, "exchange", written,
+                f"the bag holds {max(0, least)} to {most} ({'; '.join(why)}); exchanging {count} needs {need}",
+            ))
 
     def rack_value(self, e: GcgEvent, letters: str) -> int | None:
         try:

@@ -30,6 +30,11 @@ def found(text: str, rules: str | None = None) -> list[tuple[int, str, str]]:
     return [(d.line, d.check, d.computed) for d in replay(record, profile).disagreements]
 
 
+def undecided(text: str) -> list[tuple[int, str, str]]:
+    """(line, check, why) of every check the record ``text`` cannot settle."""
+    return [(u.line, u.check, u.why) for u in replay(gcg.read(text.encode("utf-8"))).undecided]
+
+
 def lines_of(path: Path) -> list[str]:
     return path.read_bytes().decode("utf-8").split("\n")
 
@@ -122,7 +127,35 @@ def test_exchange_with_too_few_tiles_in_the_bag() -> None:
     assert len(result) == 1
     line, check, computed = result[0]
     assert (line, check) == (25, "exchange")
-    assert computed.startswith("the bag holds 0 (100 tiles - ") and computed.endswith("exchanging 2 needs 7")
+    assert computed == (
+        "the bag holds at most 0 (100 tiles - 91 on the board - 6 on the rack - the others' racks); exchanging 2 needs 7"
+    )
+
+
+def test_exchange_when_the_others_racks_are_not_known() -> None:
+    """guy's last line (21) shows 6 tiles left after his play; whether he drew the 7th
+    before bot exchanged cannot be told from the record: the bag held 6 or 7."""
+    path = GCG_DIR / "guy_vs_bot.gcg"
+    assert lines_of(path)[21] == ">bot: BEELRVW A1 REVE.B +36 348"
+    text = edited(path, {22: ">bot: BEELRVW -B +0 312", 24: ">bot: IKLNOUW O7 KINO +35 347"})
+    assert undecided(text) == [(22, "exchange", "the bag holds 6 to 7 (racks not all known); exchanging 1 needs 7")]
+    assert not [r for r in found(text) if r[0] == 22]  # not counted as a disagreement
+
+
+def test_cannot_be_known_is_printed_and_not_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from scoreboard.cli import main
+
+    path = tmp_path / "g.gcg"
+    path.write_text(edited(GCG_DIR / "guy_vs_bot.gcg", {22: ">bot: BEELRVW -B +0 348"}), encoding="utf-8")
+    assert main(["replay", str(path)]) == 1  # (the exchange changes the board: the end disagrees)
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        f"{path}: line 22: total of bot: recorded 348, rules give 312",
+        f"{path}: line 22: exchange: recorded -B, cannot be known: the bag holds 6 to 7 (racks not all known);"
+        " exchanging 1 needs 7",
+        f"{path}: line 29: tiles left: recorded CDDEOT, rules give BCDDEEEORTV",
+        "replayed 27 events: 2 disagreements",
+    ]
 
 
 def test_exchange_when_the_bag_cannot_be_known() -> None:
@@ -137,9 +170,10 @@ def test_exchange_when_the_bag_cannot_be_known() -> None:
             25: ">guy: CDDEOT -CD +0 454",
         },
     )
-    exchange = [r for r in found(text) if r[0] == 25]
-    assert len(exchange) == 1 and exchange[0][1] == "exchange"
-    assert exchange[0][2].startswith("cannot be known: the bag holds 0 to ")
+    assert not [r for r in found(text) if r[0] == 25]
+    exchange = undecided(text)
+    assert len(exchange) == 1 and exchange[0][:2] == (25, "exchange")
+    assert exchange[0][2].startswith("the bag holds 0 to ")
     assert "line 9, 13 not placed" in exchange[0][2]
 
 
