@@ -151,8 +151,10 @@ def test_cannot_be_known_is_printed_and_not_counted(tmp_path: Path, capsys: pyte
     out = capsys.readouterr().out.splitlines()
     assert out == [
         f"{path}: line 22: total of bot: recorded 348, rules give 312",
-        f"{path}: line 22: exchange: recorded -B, cannot be known: the bag holds 6 to 7 (racks not all known);"
-        " exchanging 1 needs 7",
+        (
+            f"{path}: line 22: exchange: recorded -B, cannot be known: the bag holds 6 to 7 (racks not all known);"
+            " exchanging 1 needs 7"
+        ),
         f"{path}: line 29: tiles left: recorded CDDEOT, rules give BCDDEEEORTV",
         "replayed 27 events: 2 disagreements",
     ]
