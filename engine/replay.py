@@ -117,6 +117,7 @@ class _Replayer:
             Kind.RACK_PENALTY: self.rack_penalty,
             Kind.CHALLENGE: self.challenge,
             Kind.GAME_LOST: self.game_lost,
+            Kind.TIME: self.time_penalty,
         }
         for e in self.record.events:
             self.finish_line(e)
@@ -126,7 +127,7 @@ class _Replayer:
             handler = handlers.get(e.kind)
             if handler is not None:
                 handler(e)
-            # (time) and (adjust) are taken as recorded
+            # (adjust) is taken as recorded
             expected = self.totals[e.nick] + e.score
             if expected != e.total:
                 self.disagree(e, f"total of {e.nick}", e.total, expected)
@@ -386,6 +387,15 @@ class _Replayer:
         if value is not None and e.score != -value:
             self.disagree(e, f"rack penalty ({e.tiles})", f"{e.score:+d}", f"{-value:+d}")
 
+
+    def time_penalty(self, e: GcgEvent) -> None:
+        """``(time) -N``: with a game clock in the record's rules, whole started minutes of
+        its overtime penalty (a record without #rules does not say its clock)."""
+        p = self.profile
+        if not self.challenge_known or not p.clock_minutes or not p.overtime_penalty:
+            return
+        if e.score >= 0 or e.score % p.overtime_penalty:
+            self.disagree(e, "time penalty", f"{e.score:+d}", f"-{p.overtime_penalty} per started minute over the clock")
 
     # --- challenges ----------------------------------------------------------------------
 

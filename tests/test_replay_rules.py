@@ -266,3 +266,12 @@ def test_triple_challenge_lines() -> None:
 def test_disagreements_name_their_line() -> None:
     d = Disagreement(7, "turn order", "a moves", "b's turn after a on line 6")
     assert str(d) == "line 7: turn order: recorded a moves, rules give b's turn after a on line 6"
+
+
+def test_time_penalties_are_whole_minutes_of_the_overtime_penalty() -> None:
+    clock = "#rules en-tournament clock=25\n" + HEAD + WINDY
+    assert found(clock + ">b: ADEEGIL (time) -20 -20\n") == []
+    assert found(clock + ">b: ADEEGIL (time) -15 -15\n") == [
+        (5, "time penalty", "-10 per started minute over the clock")
+    ]
+    assert found(HEAD + WINDY + ">b: ADEEGIL (time) -15 -15\n") == []  # a standard record does not say
