@@ -33,7 +33,7 @@ class Premium(enum.Enum):
         self.word_multiplier = word_multiplier
 
 
-# RULES.md, standard layout: '=' TW, '-' DW, '"' TL, "'" DL.
+# docs/RULES.md, standard layout: '=' TW, '-' DW, '"' TL, "'" DL.
 _LAYOUT = (
     "=  '   =   '  =",
     ' -   "   "   - ',

@@ -170,6 +170,14 @@ class TileCountError(PlacementError):
         )
 
 
+class InvalidWordsError(PlacementError):
+    """A play refused when laid because ``words`` are not in the lexicon (``challenge=void``)."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words = tuple(words)
+        super().__init__(f"not in the word list: {', '.join(self.words)} (challenge=void: the play is refused)")
+
+
 # --- game flow ------------------------------------------------------------------------
 
 
@@ -232,6 +240,7 @@ class ChallengeRefusal(enum.Enum):
     NO_WINDOW = "no-window"  # too late: the last play is final or was taken back
     OWN_PLAY = "own-play"
     NO_PHONY_RULE = "no-phony-rule"  # the phony-extension ruling outside fr, or on a valid play
+    VOID = "void"  # challenge=void: plays are checked when laid, there is nothing to challenge
 
 
 class ChallengeError(GameError):
@@ -269,6 +278,7 @@ class CorrectionRefusal(enum.Enum):
     MOVED_SINCE = "moved-since"  # someone moved since the ruling
     NEEDS_WORDS = "needs-words"  # overriding a valid ruling needs the words to rule invalid
     NEGATIVE = "negative"  # a time penalty below 0
+    NOT_ALLOWED = "not-allowed"  # the profile allows no override (en-tournament)
 
 
 class CorrectionError(GameError):
@@ -277,6 +287,16 @@ class CorrectionError(GameError):
     def __init__(self, reason: CorrectionRefusal, message: str) -> None:
         self.reason = reason
         super().__init__(message)
+
+
+class OverrideNotAllowedError(CorrectionError):
+    """An override of a ruling under ``profile``, whose rules allow none (``overrides_allowed``)."""
+
+    def __init__(self, profile: str) -> None:
+        self.profile = profile
+        super().__init__(
+            CorrectionRefusal.NOT_ALLOWED, f"profile {profile!r} allows no override of a challenge ruling"
+        )
 
 
 # --- records --------------------------------------------------------------------------
@@ -292,7 +312,21 @@ class GcgError(ScoreboardError, ValueError):
 
 
 class GcgEncodingError(GcgError):
-    """A GCG file that declares an encoding other than UTF-8, or whose bytes do not decode."""
+    """A GCG file in an encoding we do not read: ``encoding`` is the one declared or found
+    (from a byte order mark: ``UTF-16-LE`` ...), else None (bytes that do not decode)."""
+
+    def __init__(self, message: str, line: int | None = None, encoding: str | None = None) -> None:
+        self.encoding = encoding
+        super().__init__(message, line)
+
+
+class GcgEmptyError(GcgError):
+    """A GCG file with no game in it: empty (``size`` 0), blank, or without players and events
+    (``size``: its bytes or characters)."""
+
+    def __init__(self, message: str, size: int) -> None:
+        self.size = size
+        super().__init__(message)
 
 
 class GcgLimitError(GcgError):

@@ -67,6 +67,11 @@ class ChallengePenalty(Event):
 
 
 @dataclass(frozen=True)
+class GameLost(Event):
+    """``challenge=triple``: ``player`` lost a challenge and with it the game (0 points)."""
+
+
+@dataclass(frozen=True)
 class ScoreAdjusted(Event):
     """A correction of a player's score made at the table."""
 

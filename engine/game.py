@@ -32,8 +32,10 @@ from .errors import (
     ExchangeNotAllowedError,
     ExchangeRefusal,
     GameOverError,
+    InvalidWordsError,
     NoSuchSeatError,
     NotYourTurnError,
+    OverrideNotAllowedError,
     UnnamedBlankError,
     WindowOpenError,
 )
@@ -50,6 +52,7 @@ from .events import (
     Event,
     Exchange,
     Exchanged,
+    GameLost,
     OutBonus,
     OverrideRuling,
     Pass,
@@ -77,6 +80,7 @@ class Termination(enum.Enum):
     PASSES = "passes"
     FINISH_LINE = "finish-line"
     ENDED_AT_TABLE = "ended-at-table"
+    TRIPLE_CHALLENGE = "triple-challenge"  # the loser of a challenge lost the game
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class ChallengeResult:
     points: int  # challenger's penalty (negative) or the player's bonus (positive), else 0
     lost_turn: bool  # the challenger loses a turn
     plays_again: bool  # fr: the player takes the tiles back and plays again
+    lost_game: int | None = None  # challenge=triple: the seat that lost the challenge and the game
 
 
 @dataclass
@@ -219,6 +224,9 @@ class Game:
         )
         best = max(final)
         winners = [p for p in range(n) if final[p] == best]
+        lost = [e.player for e in self.events if isinstance(e, GameLost)]
+        if lost:  # a triple challenge decided the game, whatever the scores
+            return Tally(self.termination, rows, tuple(p for p in range(n) if p not in lost))
         if len(winners) > 1 and self.profile.tie_rule is TieRule.HIGHER_BEFORE_ADJUSTMENT:
             before = max(rows[p].score for p in winners)
             winners = [p for p in winners if rows[p].score == before]
@@ -293,8 +301,13 @@ class Game:
                     self._finish(Termination.WENT_OUT, out=out)
         return drawn
 
-    def check_play(self, player: int, placement: Placement) -> ScoredPlay:
-        """Validate and score ``placement`` for ``player`` without changing the game."""
+    def check_play(self, player: int, placement: Placement, lexicon: Lexicon | None = None) -> ScoredPlay:
+        """Validate and score ``placement`` for ``player`` without changing the game.
+
+        Under ``challenge=void`` (``invalid_play_refused``) a play forming a word that
+        ``lexicon`` lacks raises :class:`InvalidWordsError`; without a lexicon the words
+        are not looked at (a replay of plays accepted before).
+        """
         self._check_turn(player)
         rack = self.racks[player]
         validate(
@@ -307,16 +320,25 @@ class Game:
         unnamed = [p.square for p in placement.tiles if p.tile.letter == BLANK]
         if unnamed:
             raise UnnamedBlankError(unnamed)
-        return score(
+        scored = score(
             self.board,
             placement,
             bingo_tiles=self.profile.bingo_tiles,
             bingo_bonus=self.profile.bingo_bonus,
         )
+        if self.profile.invalid_play_refused and lexicon is not None:
+            bad = invalid_words(scored.words, lexicon)
+            if bad:
+                raise InvalidWordsError(bad)
+        return scored
 
-    def play(self, player: int, placement: Placement) -> ScoredPlay:
-        """``player`` lays ``placement``; it is validated, scored and its window opens."""
-        scored = self.check_play(player, placement)
+    def play(self, player: int, placement: Placement, lexicon: Lexicon | None = None) -> ScoredPlay:
+        """``player`` lays ``placement``; it is validated, scored and its window opens.
+
+        Under ``challenge=void`` the words are checked against ``lexicon`` first (see
+        :meth:`check_play`) and the play is final at once: there is no window.
+        """
+        scored = self.check_play(player, placement, lexicon)
         self._next_player_acts()
         self._before_play = self.copy()
         rack_before = self.rack(player)
@@ -343,6 +365,8 @@ class Game:
         self.log.append(Play(player, placement))
         self._window = _Window(index, player, scored)
         self._advance()
+        if self.profile.invalid_play_refused:
+            self._close_window()
         return scored
 
     def pass_turn(self, player: int) -> None:
@@ -451,6 +475,9 @@ class Game:
                 self.turn = player
             else:
                 self._turns[turn_index] = _Turn(player, TurnKind.WITHDRAWN)
+                if self.profile.challenge_outcome is ChallengeOutcome.LOSER_LOSES_GAME:
+                    self._lose_game(player)
+                    return ChallengeResult(challenger, player, False, invalid, 0, False, False, lost_game=player)
                 self._check_pass_end()
             return ChallengeResult(challenger, player, False, invalid, 0, False, extends_own_phony)
         outcome = self.profile.challenge_outcome
@@ -462,6 +489,10 @@ class Game:
         elif outcome is ChallengeOutcome.PLAYER_GETS_BONUS:
             points = self.profile.challenge_bonus
             self.events.append(ChallengeBonus(player, self.rack(player), points))
+        elif outcome is ChallengeOutcome.LOSER_LOSES_GAME:
+            self._window = None  # the play is final; the game ends with the challenger's loss
+            self._lose_game(challenger)
+            return ChallengeResult(challenger, player, True, (), 0, False, False, lost_game=challenger)
         self._close_window()
         if outcome is ChallengeOutcome.CHALLENGER_LOSES_TURN and not self.over:
             lost = True
@@ -515,8 +546,11 @@ class Game:
         ``invalid`` words (required then). Allowed until anybody moves after the ruling;
         the player's draws since a valid ruling go back to the bag. :attr:`log` afterwards
         holds the commands that rebuild the new state (the override itself is not in it).
-        Like an undo, it starts from the copy taken before the ruling.
+        Like an undo, it starts from the copy taken before the ruling. A profile without
+        ``overrides_allowed`` (en-tournament) refuses it: :class:`OverrideNotAllowedError`.
         """
+        if not self.profile.overrides_allowed:
+            raise OverrideNotAllowedError(self.profile.name)
         index = self._last(Challenge)
         if index is None or self._before_ruling is None:
             raise CorrectionError(CorrectionRefusal.NO_RULING, "there is no ruling to override")
@@ -663,6 +697,12 @@ class Game:
 
     def _require_window(self, challenger: int) -> _Window:
         self._check_player(challenger)
+        if self.profile.invalid_play_refused:
+            raise ChallengeError(
+                ChallengeRefusal.VOID,
+                "challenge=void: every play was checked when it was laid; there is nothing to challenge",
+                challenger,
+            )
         w = self._window
         if w is None:
             raise ChallengeError(
@@ -702,12 +742,33 @@ class Game:
         if w is None:
             return
         self._window = None
-        if not self.racks[w.player] and not len(self.bag):
+        went_out = not self.racks[w.player] and not len(self.bag)
+        if went_out and self.profile.going_out_beats_finish_line:
             self._finish(Termination.WENT_OUT, out=w.player)
-        elif self.profile.target and max(self.scores()) >= self.profile.target:
+        elif self._reached_target():
             self._finish(Termination.FINISH_LINE)
+        elif went_out:
+            self._finish(Termination.WENT_OUT, out=w.player)
         else:
             self._check_pass_end()
+
+    def _reached_target(self) -> bool:
+        """The finish line: a score reached the target (challenge bonuses counted if the
+        profile says so)."""
+        p = self.profile
+        if not p.target:
+            return False
+        scores = self.scores()
+        if not p.challenge_bonus_reaches_target:
+            for e in self.events:
+                if isinstance(e, ChallengeBonus):
+                    scores[e.player] -= e.points
+        return max(scores) >= p.target
+
+    def _lose_game(self, player: int) -> None:
+        """``challenge=triple``: ``player`` lost the challenge and the game."""
+        self.events.append(GameLost(player, self.rack(player), 0))
+        self._finish(Termination.TRIPLE_CHALLENGE)
 
     def _advance(self) -> None:
         n = len(self.players)
@@ -728,28 +789,7 @@ class Game:
             self._advance()
 
     def _check_pass_end(self) -> bool:
-        p = self.profile
-        kinds = p.pass_kinds
-        if not self._turns:
-            return False
-        if p.pass_scope is PassScope.ONE_PLAYER:
-            ended = False
-            for player in {t.player for t in self._turns}:
-                run = 0
-                for t in reversed(self._turns):
-                    if t.player != player:
-                        continue
-                    if t.kind not in kinds:
-                        break
-                    run += 1
-                ended = ended or run >= p.pass_count
-        else:
-            run = 0
-            for t in reversed(self._turns):
-                if t.kind not in kinds:
-                    break
-                run += 1
-            ended = run >= p.pass_end_turns(len(self.players))
+        ended = self.profile.pass_rule_ends([(t.player, t.kind) for t in self._turns], len(self.players))
         if ended:
             self._window = None
             self._finish(Termination.PASSES)
@@ -770,7 +810,11 @@ class Game:
                     if self.racks[p]:
                         rack = self.rack(p)
                         self.events.append(RackPenalty(p, rack, -tile_set.rack_value(rack)))
-        elif termination in (Termination.PASSES, Termination.ENDED_AT_TABLE):
+        elif (
+            termination in (Termination.PASSES, Termination.ENDED_AT_TABLE)
+            or (termination is Termination.FINISH_LINE and self.profile.finish_line_rack_adjustment)
+            or (termination is Termination.TRIPLE_CHALLENGE and self.profile.triple_rack_adjustment)
+        ):
             for p in range(n):
                 if self.racks[p]:
                     rack = self.rack(p)
@@ -823,7 +867,7 @@ def _same(a: Game, b: Game, seen: set[tuple[int, int]]) -> bool:
 
 _HANDLERS: dict[type[Command], Callable[[Game, Any], object]] = {
     Draw: lambda g, c: g.draw(c.player, c.tiles),
-    Play: lambda g, c: g.play(c.player, c.placement),
+    Play: lambda g, c: g.play(c.player, c.placement),  # (a void profile's words were checked when laid)
     Pass: lambda g, c: g.pass_turn(c.player),
     Exchange: lambda g, c: g.exchange(c.player, c.tiles, c.drawn),
     Challenge: lambda g, c: g.rule_challenge(c.challenger, c.invalid_words, c.extends_own_phony),

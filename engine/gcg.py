@@ -1,13 +1,17 @@
 """GCG game records (Poslfit's GCG 1.2) with our extensions, read and written.
 
 Reading: UTF-8 when the file declares ``#character-encoding UTF-8``, ISO-8859-1 without
-the pragma; any other declared encoding is a :class:`GcgEncodingError`. CRLF, blank lines,
+the pragma or when it declares ``ISO-8859-1`` (the same thing said aloud); any other declared
+encoding is a :class:`GcgEncodingError`, and so is a file whose byte order mark or NUL
+bytes show UTF-16 or UTF-32 (named in the message). An empty or blank file is a
+:class:`GcgEmptyError`. CRLF, blank lines,
 ``#note`` continuation lines, unknown pragmas (kept), empty or partial racks and events
 after the end are accepted. Writing: always UTF-8 with the pragma.
 
-Our extensions (RULES.md): ``#rules PROFILE [key=value...]``, ``#player3``/``#player4``,
-``(challenge) -N`` on a wrong challenger's line, ``(adjust) +-N`` corrections, and the
-classic end lines ``>A: (RACKS) +N`` / ``>B: RACK (RACK) -N``.
+Our extensions (docs/RULES.md): ``#rules PROFILE [key=value...]``, ``#player3``/``#player4``,
+``(challenge) -N`` on a wrong challenger's line, ``(adjust) +-N`` corrections, the
+classic end lines ``>A: (RACKS) +N`` / ``>B: RACK (RACK) -N``, and ``>B: RACK (triple) +0 T``:
+under ``challenge=triple`` B lost the challenge and the game.
 
 Bounds: a record larger than :data:`MAX_BYTES`, longer than :data:`MAX_LINES` or with more
 than :data:`MAX_EVENTS` events is a :class:`GcgLimitError`, refused before it is parsed;
@@ -20,12 +24,13 @@ import enum
 import re
 from dataclasses import dataclass, field, replace
 
-from .errors import GcgEncodingError, GcgError, GcgLimitError, ScoreboardError
+from .errors import GcgEmptyError, GcgEncodingError, GcgError, GcgLimitError, ScoreboardError
 from .events import (
     ChallengeBonus,
     ChallengePenalty,
     Event,
     Exchanged,
+    GameLost,
     OutBonus,
     Passed,
     PlayMade,
@@ -57,6 +62,7 @@ class Kind(enum.Enum):
     ADJUST = "adjust"  # >p: RACK (adjust) +3 T
     END_RACKS = "end-racks"  # >p: (RACKS) +N T   going out
     RACK_PENALTY = "rack-penalty"  # >p: RACK (RACK) -N T
+    GAME_LOST = "triple"  # >p: RACK (triple) +0 T   challenge=triple: p lost the challenge and the game
 
 
 @dataclass(frozen=True)
@@ -171,26 +177,55 @@ def _quote(text: str, limit: int = 60) -> str:
     return repr(_shorten(text, limit))
 
 
+_BOMS = (  # the longer first: UTF-32-LE's mark starts with UTF-16-LE's
+    (b"\xff\xfe\x00\x00", "UTF-32-LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+    (b"\xff\xfe", "UTF-16-LE"),
+    (b"\xfe\xff", "UTF-16-BE"),
+)
+_LATIN1 = ("ISO-8859-1", "ISO8859-1", "LATIN-1", "LATIN1")
+
+
+def _wide(data: bytes) -> str | None:
+    """UTF-16 or UTF-32 as its byte order mark says, or as NUL bytes between ASCII show."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    head = data[:200]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):  # text of ASCII letters, 2 or 4 bytes each
+        return "UTF-16" if head.count(0) * 3 < len(head) * 2 else "UTF-32"
+    return None
+
+
 def decode(data: bytes) -> tuple[str, str]:
     """Decode GCG bytes; returns (text, encoding name)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    wide = _wide(data)
+    if wide is not None:
+        how = "its byte order mark" if any(data.startswith(bom) for bom, _ in _BOMS) else "its NUL bytes"
+        raise GcgEncodingError(
+            f"the file is {wide} (found from {how}); GCG files are UTF-8 or ISO-8859-1:"
+            " save it as UTF-8", 1, wide,
+        )
     m = _ENCODING_RE.search(data)
     if m is None:
         return data.decode("iso-8859-1"), "ISO-8859-1"
     declared = m.group(1).decode("ascii", "replace")
+    if declared.upper().replace("_", "-") in _LATIN1:
+        return data.decode("iso-8859-1"), "ISO-8859-1"
     if declared.upper().replace("_", "-") not in ("UTF-8", "UTF8"):
         line = data[: m.start(1)].count(b"\n") + 1
         raise GcgEncodingError(
             f"unsupported character encoding {_quote(declared)}; GCG files are UTF-8 "
-            "(declared with #character-encoding UTF-8) or ISO-8859-1 (no declaration)",
-            line,
+            "(declared with #character-encoding UTF-8) or ISO-8859-1 (no declaration, or ISO-8859-1)",
+            line, declared,
         )
     try:
         return data.decode("utf-8"), "UTF-8"
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise GcgEncodingError(f"declared UTF-8 but byte {data[e.start]:#04x} is not UTF-8", line) from None
+        raise GcgEncodingError(f"declared UTF-8 but byte {data[e.start]:#04x} is not UTF-8", line, "UTF-8") from None
 
 
 def read(data: bytes | str) -> GcgRecord:
@@ -201,6 +236,8 @@ def read(data: bytes | str) -> GcgRecord:
     """
     if isinstance(data, bytes):
         check_size(len(data))
+        if not data:
+            raise GcgEmptyError("the file is empty (0 bytes): no game to read", 0)
         text, encoding = decode(data)
     else:
         check_size(len(data.encode("utf-8", "surrogatepass")))
@@ -208,6 +245,8 @@ def read(data: bytes | str) -> GcgRecord:
     # Only LF ends a line (CRLF too): str.splitlines would also split at U+2028, FF, NEL.
     lines = text.split("\n")
     _check_lines(lines)
+    if not text.strip():
+        raise GcgEmptyError(f"the file holds only white space ({len(text)} characters): no game to read", len(text))
     record = GcgRecord(players=[], encoding=encoding)
     seats: dict[int, GcgPlayer] = {}
     notes = _Notes()
@@ -364,6 +403,8 @@ def _event(line: str, number: int, seats: dict[int, GcgPlayer], record: GcgRecor
             return ev(Kind.TIME, nick, rack, amount, total, line=number)
         if low == "adjust":
             return ev(Kind.ADJUST, nick, rack, amount, total, line=number)
+        if low == "triple":
+            return ev(Kind.GAME_LOST, nick, rack, amount, total, line=number)
         if inner and not _is_rack(inner):
             raise GcgError(f"unknown event {_quote(body[-1])}", number)
         # Going out: `(RACKS) +N`, no rack of one's own. A rack penalty: `RACK (RACK) -N`
@@ -503,6 +544,8 @@ def record_from_events(
             kind = Kind.CHALLENGE
         elif isinstance(e, TimePenalty):
             kind = Kind.TIME
+        elif isinstance(e, GameLost):
+            kind = Kind.GAME_LOST
         elif isinstance(e, ScoreAdjusted):
             kind = Kind.ADJUST
         elif isinstance(e, OutBonus):

@@ -1,14 +1,16 @@
 """Rule profiles as data: ``de``, ``fr``, ``en``, ``en-tournament`` and their variants.
 
-A :class:`RuleProfile` holds every parameter of the RULES.md table. Variants (9-tile
-racks, finish-line target, per-move time limit, game clock with overtime penalty,
-en-tournament's challenge kind) are applied with :meth:`RuleProfile.with_variants` and
-written in GCG as ``#rules de rack=9 target=120``.
+A :class:`RuleProfile` holds every parameter of the rules reference (docs/RULES.md: the
+profile table, and every choice in "This project's choices"). Variants (9-tile racks,
+finish-line target, per-move time limit, game clock with overtime penalty, a tournament
+challenge rule) are applied with :meth:`RuleProfile.with_variants` and written in GCG as
+``#rules de rack=9 target=120``.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .errors import PlayerCountError, UnknownProfileError, VariantError
@@ -19,8 +21,32 @@ class ChallengeOutcome(enum.Enum):
     """What happens to a challenger when the challenged play is valid."""
 
     CHALLENGER_LOSES_POINTS = "points"  # de: -5, fr: -10
-    CHALLENGER_LOSES_TURN = "lose-turn"  # en; en-tournament "double"
-    PLAYER_GETS_BONUS = "bonus"  # en-tournament "five": +5 to the player who laid it
+    CHALLENGER_LOSES_TURN = "lose-turn"  # en; challenge=double
+    PLAYER_GETS_BONUS = "bonus"  # challenge=five (+5) or ten (+10) to the player who laid it
+    NOTHING = "nothing"  # challenge=single: a wrong challenge costs nothing
+    LOSER_LOSES_GAME = "loses-game"  # challenge=triple: the challenger loses the game
+
+
+class ChallengeRule(enum.Enum):
+    """A challenge rule chosen per game, named as Macondo and Woogles name them.
+
+    ``void``: a play with an invalid word is refused when laid (never scored; nothing to
+    challenge). ``single``: a wrong challenge costs nothing. ``double``: a wrong
+    challenger loses the turn. ``five``/``ten``: the player whose valid play was
+    challenged gets 5/10 points. ``triple``: the loser of the challenge loses the game
+    (2 players). Without one, a profile plays its own rule (de -5, fr -10, en a turn).
+    """
+
+    VOID = "void"
+    SINGLE = "single"
+    DOUBLE = "double"
+    FIVE = "five"
+    TEN = "ten"
+    TRIPLE = "triple"
+
+
+CHALLENGE_ALIASES: dict[str, ChallengeRule] = {"5pt": ChallengeRule.FIVE, "10pt": ChallengeRule.TEN}
+"""Other names read in ``challenge=`` (Macondo's shell writes ``5pt`` and ``10pt``)."""
 
 
 class WindowCloses(enum.Enum):
@@ -62,7 +88,7 @@ class MoveLimitAction(enum.Enum):
     PASS = "pass"
 
 
-# Finish-line targets by players and level (RULES.md, from 004_).
+# Finish-line targets by players and level (docs/RULES.md, from 004_).
 FINISH_LINE_TARGETS: dict[int, dict[str, int]] = {
     2: {"beginner": 70, "intermediate": 120, "expert": 200},
     3: {"beginner": 60, "intermediate": 100, "expert": 180},
@@ -85,9 +111,10 @@ class RuleProfile:
     challenge_outcome: ChallengeOutcome = ChallengeOutcome.CHALLENGER_LOSES_POINTS
     challenge_penalty: int = 5  # points a wrong challenger loses (CHALLENGER_LOSES_POINTS)
     challenge_bonus: int = 5  # points per challenge for the player (PLAYER_GETS_BONUS)
+    challenge_rule: ChallengeRule | None = None  # a tournament rule; None: the profile's own
+    invalid_play_refused: bool = False  # challenge=void: an invalid play is refused when laid
     window_closes: WindowCloses = WindowCloses.NEXT_PLAYER_ACTS
     overrides_allowed: bool = True
-    challenge_setting: bool = False  # the challenge rule is chosen per game: double or five
     phony_extension_rule: bool = False
     pass_scope: PassScope = PassScope.ALL_PLAYERS
     pass_count: int = 2
@@ -105,6 +132,12 @@ class RuleProfile:
     overtime_penalty: int = 0  # points per started minute over the game clock
     clock_overtime: int = 0  # the overtime penalty a game clock brings when none is given
     gcg_default: bool = False  # the rules of a GCG record without #rules (a standard record)
+    # choices where the rule texts are silent (docs/RULES.md, "This project's choices")
+    going_out_beats_finish_line: bool = True  # a final play reaching the target and going out:
+    #   the game ends as a going-out game, with the rack adjustment (False: finish line, none)
+    challenge_bonus_reaches_target: bool = True  # a challenge bonus counts towards the target
+    finish_line_rack_adjustment: bool = False  # racks are not counted at a finish-line end
+    triple_rack_adjustment: bool = False  # racks are not counted when a triple challenge ends it
 
     @property
     def tile_set(self) -> TileSet:
@@ -113,17 +146,42 @@ class RuleProfile:
 
     @property
     def challenge_kind(self) -> str | None:
-        """``double`` or ``five`` for en-tournament; None for the classic profiles."""
-        if not self.challenge_setting:
-            return None
-        return "five" if self.challenge_outcome is ChallengeOutcome.PLAYER_GETS_BONUS else "double"
+        """The challenge rule's name (``double``, ``five``, ...); None: the profile's own rule."""
+        return None if self.challenge_rule is None else self.challenge_rule.value
 
     def pass_end_turns(self, players: int) -> int:
         """Consecutive scoreless turns that end the game (ALL_PLAYERS and TOTAL scopes)."""
         return self.pass_count * players if self.pass_scope is PassScope.ALL_PLAYERS else self.pass_count
 
+    def pass_rule_ends(self, turns: Sequence[tuple[int, TurnKind]], players: int) -> bool:
+        """True when ``turns`` (seat, how the turn ended), oldest first, end the game by the
+        pass rule: ``pass_count`` scoreless turns of the kinds in ``pass_kinds``, counted
+        over everybody's turns or (ONE_PLAYER) one player's own."""
+        kinds = self.pass_kinds
+        if self.pass_scope is PassScope.ONE_PLAYER:
+            for player in {p for p, _ in turns}:
+                run = 0
+                for p, kind in reversed(turns):
+                    if p != player:
+                        continue
+                    if kind not in kinds:
+                        break
+                    run += 1
+                if run >= self.pass_count:
+                    return True
+            return False
+        run = 0
+        for _, kind in reversed(turns):
+            if kind not in kinds:
+                break
+            run += 1
+        return bool(turns) and run >= self.pass_end_turns(players)
+
     def check_players(self, players: int) -> None:
-        """Raise :class:`PlayerCountError` when ``players`` is outside the profile's range."""
+        """Raise :class:`PlayerCountError` when ``players`` is outside the profile's range
+        (or more than 2 under ``challenge=triple``: its loser loses the game to the other)."""
+        if self.challenge_rule is ChallengeRule.TRIPLE and players != 2:
+            raise PlayerCountError(f"challenge=triple is for 2 players, not {players}")
         if not self.min_players <= players <= self.max_players:
             raise PlayerCountError(
                 f"profile {self.name!r} is for {self.min_players}"
@@ -153,7 +211,8 @@ class RuleProfile:
         """This profile with variants applied; ``None`` leaves a parameter as it is.
 
         ``rack`` 7 or 9 (9: bingo for 7, 8 or 9 tiles); ``target`` finish-line points (0:
-        off); ``challenge`` ``double`` or ``five`` (en-tournament only); ``move_limit``
+        off); ``challenge`` a :class:`ChallengeRule` name (``void``, ``single``, ``double``,
+        ``five``, ``ten``, ``triple``; also ``5pt``, ``10pt``), in any profile; ``move_limit``
         seconds per move (0: off); ``clock`` minutes per player (0: off); ``overtime``
         points per started minute over the clock.
         """
@@ -167,15 +226,7 @@ class RuleProfile:
                 raise VariantError(f"target={target!r}: must be 0 (off) or a positive score")
             p = replace(p, target=target or None)
         if challenge is not None:
-            if not p.challenge_setting:
-                which = ", ".join(q.name for q in PROFILES.values() if q.challenge_setting)
-                raise VariantError(f"challenge={challenge!r}: only {which} has a challenge setting")
-            if challenge == "double":
-                p = replace(p, challenge_outcome=ChallengeOutcome.CHALLENGER_LOSES_TURN)
-            elif challenge == "five":
-                p = replace(p, challenge_outcome=ChallengeOutcome.PLAYER_GETS_BONUS)
-            else:
-                raise VariantError(f"challenge={challenge!r}: use double or five")
+            p = p.with_challenge_rule(challenge)
         if move_limit is not None:
             if move_limit < 0:
                 raise VariantError(f"move-limit={move_limit!r}: seconds, 0 for none")
@@ -199,6 +250,31 @@ class RuleProfile:
             p = replace(p, overtime_penalty=overtime)
         return p
 
+    def with_challenge_rule(self, name: str) -> RuleProfile:
+        """This profile under the challenge rule ``name`` (see :class:`ChallengeRule`)."""
+        rule = CHALLENGE_ALIASES.get(name)
+        if rule is None:
+            try:
+                rule = ChallengeRule(name)
+            except ValueError:
+                names = ", ".join(r.value for r in ChallengeRule)
+                raise VariantError(f"challenge={name!r}: use one of {names}") from None
+        outcome, bonus = {
+            ChallengeRule.VOID: (ChallengeOutcome.NOTHING, 0),
+            ChallengeRule.SINGLE: (ChallengeOutcome.NOTHING, 0),
+            ChallengeRule.DOUBLE: (ChallengeOutcome.CHALLENGER_LOSES_TURN, 0),
+            ChallengeRule.FIVE: (ChallengeOutcome.PLAYER_GETS_BONUS, 5),
+            ChallengeRule.TEN: (ChallengeOutcome.PLAYER_GETS_BONUS, 10),
+            ChallengeRule.TRIPLE: (ChallengeOutcome.LOSER_LOSES_GAME, 0),
+        }[rule]
+        return replace(
+            self,
+            challenge_rule=rule,
+            challenge_outcome=outcome,
+            challenge_bonus=bonus or self.challenge_bonus,
+            invalid_play_refused=rule is ChallengeRule.VOID,
+        )
+
     # --- the #rules line -------------------------------------------------------------
 
     def rules_line(self) -> str:
@@ -208,8 +284,8 @@ class RuleProfile:
             parts.append(f"rack={self.rack_size}")
         if self.target:
             parts.append(f"target={self.target}")
-        if self.challenge_kind == "five":
-            parts.append("challenge=five")
+        if self.challenge_rule is not PROFILES[self.name].challenge_rule and self.challenge_rule is not None:
+            parts.append(f"challenge={self.challenge_rule.value}")
         if self.move_time_limit:
             parts.append(f"move-limit={self.move_time_limit}")
         if self.move_limit_action is not MoveLimitAction.WARN:
@@ -294,8 +370,8 @@ PROFILES: dict[str, RuleProfile] = {
             min_players=2,
             max_players=2,
             challenge_outcome=ChallengeOutcome.CHALLENGER_LOSES_TURN,
+            challenge_rule=ChallengeRule.DOUBLE,
             overrides_allowed=False,
-            challenge_setting=True,
             clock_overtime=10,
             gcg_default=True,
             pass_scope=PassScope.TOTAL,

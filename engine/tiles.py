@@ -132,7 +132,7 @@ def _make_set(name: str, language: str, spec: str, alphabet: str) -> TileSet:
     return TileSet(name, language, counts, values, tuple(alphabet))
 
 
-# Facts from RULES.md ("Tile sets"): letter count/value.
+# Facts from docs/RULES.md ("Tile sets"): letter count/value.
 ENGLISH = _make_set(
     "english",
     "en",

@@ -1,4 +1,4 @@
-"""Word normalisation per language (RULES.md, "Word validity").
+"""Word normalisation per language (docs/RULES.md, "Word validity").
 
 Words are compared upper case in the tile set's letters:
 

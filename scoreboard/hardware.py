@@ -126,7 +126,7 @@ def build_hardware(config: Config, state: Path, simulation: Simulation | None = 
 
 
 def _build(config: Config, state: Path, simulation: Simulation | None, cleanups: list[Callable[[], None]]) -> Hardware:
-    seats = len(config.game.players)
+    seats = len(config.player_names())
     virtual = ManualClock(0.0) if simulation is not None and simulation.virtual_clock else None
     clock: Callable[[], float] = virtual if virtual is not None else time.monotonic
     inbox: queue.Queue[InboxItem] = queue.Queue()
@@ -183,7 +183,7 @@ def _start_simulator(config: Config, lockstep: bool, cleanups: list[Callable[[],
     link = folder / "board"
     command = [
         sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", f"{link}.control",
-        "--racks", str(len(config.game.players)), "--slots", str(config.rule_profile().rack_size),
+        "--racks", str(len(config.player_names())), "--slots", str(config.rule_profile().rack_size),
     ]
     if lockstep:
         command.append("--lockstep")

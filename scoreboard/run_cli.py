@@ -58,12 +58,12 @@ def build_table(config: Config, tiles: Callable[[TileSet], TileLookup], state: P
 
     g = config.game
     settings = Settings(
-        language=config.ui.language,  # type: ignore[arg-type]
+        language=config.language(),  # type: ignore[arg-type]
         window_s=float(g.challenge_seconds),
         read_timeout_s=config.board.read_timeout_ms / 1000,
         refill="warn" if g.refill == "warn" else "block",
     )
-    return Table(Context(profile, lexicon, tiles, tuple(g.players), settings))
+    return Table(Context(profile, lexicon, tiles, config.player_names(), settings))
 
 
 def run(
@@ -83,7 +83,7 @@ def run(
         opened = Journal.open(state)
     except JournalOpenError:  # the display says so before the service stops, and goes on saying it
         for display in hardware.displays:
-            display.show(render(ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT), config.ui.language))  # type: ignore[arg-type]
+            display.show(render(ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT), config.language()))  # type: ignore[arg-type]
             display.keep_shown()
         raise
     with opened as journal:
@@ -95,13 +95,13 @@ def run(
         journaled: GameJournal = ScriptedJournal(journal) if script is not None else journal
         service = Service(
             build_table(config, hardware.tiles, state), journaled, hardware.displays,
-            language=config.ui.language,  # type: ignore[arg-type]
+            language=config.language(),  # type: ignore[arg-type]
             clock=hardware.clock, seat_panels=hardware.seat_panels,
             stabiliser=Stabiliser(config.board.stable_reports, config.board.stable_ms / 1000),
             house=lambda language: HouseList.in_state_dir(state, language), shown=hardware.shown,
         )
         runner = Runner(service, hardware, notifier, stop)
-        service.start(profile.name, len(config.game.players), paused=script is None)
+        service.start(profile.name, len(config.player_names()), paused=script is None)
         kept = journal.recovered_from or service.kept_copy
         if kept is not None:  # the players' helper is told where it is
             service.announce(ErrorScreen(ErrorKind.JOURNAL_DAMAGED, _stamp(kept)), DAMAGE_NOTICE_S)

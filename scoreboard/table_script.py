@@ -116,7 +116,7 @@ class ScriptTable:
     def of(cls, config: Config) -> ScriptTable:
         """The table ``config`` sets up (its rules profile, its players)."""
         profile = config.rule_profile()
-        seats = len(config.game.players)
+        seats = len(config.player_names())
         return cls(profile.tile_set.name, seats, Geometry.of(seats, profile.rack_size))
 
     def check(self, step: Step) -> None:

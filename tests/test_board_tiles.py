@@ -44,7 +44,7 @@ def test_tile_set_size(tile_set, size):
 @pytest.mark.parametrize(
     ("tile_set", "letter", "count", "value"),
     [
-        # German (RULES.md): ?2/0 A5/1 Ä1/6 E15/1 N9/1 Ö1/8 Q1/10 Ü1/6 Y1/10 Z1/3
+        # German (docs/RULES.md): ?2/0 A5/1 Ä1/6 E15/1 N9/1 Ö1/8 Q1/10 Ü1/6 Y1/10 Z1/3
         (GERMAN, "?", 2, 0),
         (GERMAN, "A", 5, 1),
         (GERMAN, "Ä", 1, 6),

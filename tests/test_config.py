@@ -68,10 +68,10 @@ def test_defaults_without_a_file() -> None:
     assert config == Config()
     assert config.game == GameConfig(
         rules="de",
-        players=("Player 1", "Player 2"),
+        players="auto",
         rack=7,
         target=0,
-        challenge="double",
+        challenge="auto",
         move_limit=0,
         move_limit_action="warn",
         clock=0,
@@ -276,7 +276,7 @@ def test_value_not_allowed(tmp_path: Path) -> None:
     ("key", "value", "allowed"),
     [
         ("rules", '"es"', '"de", "fr", "en" or "en-tournament"'),
-        ("challenge", '"triple"', '"double" or "five"'),
+        ("challenge", '"quadruple"', '"auto", "void", "single", "double", "five", "ten" or "triple"'),
         ("move_limit_action", '"stop"', '"warn" or "pass"'),
         ("overtime", '"manual"', '"auto" or a whole number, 0 to 100'),
     ],
@@ -298,7 +298,7 @@ def test_bad_enum_value_suggests_the_closest(tmp_path: Path) -> None:
 )
 def test_player_count(tmp_path: Path, players: str, count: str) -> None:
     message = error_of(tmp_path, f"[game]\nplayers = {players}\n")
-    assert f"game.players: {players} has {count} use a list of 2 to 4 distinct names" in message
+    assert f"game.players: {players} has {count} use \"auto\" or a list of 2 to 4 distinct names" in message
 
 
 def test_duplicate_player_names(tmp_path: Path) -> None:
@@ -439,9 +439,15 @@ def test_rule_profile_defaults_and_timing() -> None:
     assert (profile.move_time_limit, profile.move_limit_action) == (60, MoveLimitAction.PASS)
 
 
-def test_rule_profile_challenge_ignored_outside_en_tournament() -> None:
-    profile = load_config(overrides=["game.rules=en", "game.challenge=five"]).rule_profile()
-    assert profile.challenge_outcome is ChallengeOutcome.CHALLENGER_LOSES_TURN
+def test_rule_profile_challenge_auto_is_the_profiles_own_and_a_rule_applies_anywhere() -> None:
+    profile = load_config(overrides=["game.rules=en"]).rule_profile()
+    assert profile.challenge_outcome is ChallengeOutcome.CHALLENGER_LOSES_TURN and profile.challenge_kind is None
+    assert load_config(overrides=["game.rules=en-tournament"]).rule_profile().challenge_kind == "double"
+    profile = load_config(overrides=["game.rules=de", "game.challenge=ten"]).rule_profile()
+    assert (profile.challenge_outcome, profile.challenge_bonus) == (ChallengeOutcome.PLAYER_GETS_BONUS, 10)
+    with pytest.raises(ConfigError, match="challenge=triple is for 2 players") as info:
+        load_config(overrides=["game.challenge=triple", 'game.players=["A", "B", "C"]'])
+    assert info.value.key == "game.players"
 
 
 @pytest.mark.parametrize(
@@ -610,3 +616,45 @@ def test_the_example_file_documents_every_key_and_is_up_to_date() -> None:
     assert example == default_toml(), "run: scoreboard config --defaults > scoreboard.example.toml"
     for dotted in KEYS:
         assert dotted.split(".")[1] + " =" in example
+
+
+@pytest.mark.parametrize(
+    ("rules", "language", "names"),
+    [
+        ("de", "de", ("Spieler 1", "Spieler 2")),
+        ("fr", "fr", ("Joueur 1", "Joueur 2")),
+        ("en", "en", ("Player 1", "Player 2")),
+        ("en-tournament", "en", ("Player 1", "Player 2")),
+    ],
+)
+def test_display_language_and_default_names_follow_the_profile(
+    rules: str, language: str, names: tuple[str, str]
+) -> None:
+    config = load_config(overrides=[f"game.rules={rules}"])
+    assert (config.ui.language, config.language(), config.player_names()) == ("auto", language, names)
+
+
+def test_an_explicit_language_and_names_still_win() -> None:
+    config = load_config(overrides=["game.rules=fr", "ui.language=de"])
+    assert (config.language(), config.player_names()) == ("de", ("Spieler 1", "Spieler 2"))
+    config = load_config(overrides=["game.rules=fr", 'game.players=["Anna", "Ben", "Cleo"]'])
+    assert (config.language(), config.player_names()) == ("fr", ("Anna", "Ben", "Cleo"))
+
+
+def test_the_table_is_built_in_the_profiles_language_with_its_default_names(tmp_path: Path) -> None:
+    from scoreboard.hardware import simulated_tiles
+    from scoreboard.run_cli import build_table
+
+    config = load_config(overrides=["game.rules=fr", f"paths.state_dir={tmp_path}"])
+    ctx = build_table(config, simulated_tiles(tmp_path), tmp_path).context
+    assert (ctx.settings.language, ctx.names) == ("fr", ("Joueur 1", "Joueur 2"))
+    config = load_config(overrides=["game.rules=fr", "ui.language=en", f"paths.state_dir={tmp_path}"])
+    ctx = build_table(config, simulated_tiles(tmp_path), tmp_path).context
+    assert (ctx.settings.language, ctx.names) == ("en", ("Player 1", "Player 2"))
+
+
+def test_default_player_names_are_the_tables() -> None:
+    from scoreboard.config.sections import DEFAULT_PLAYER
+    from scoreboard.screens.text import TEXT
+
+    assert DEFAULT_PLAYER == TEXT["player.default"]

@@ -156,7 +156,7 @@ def test_real_driver_without_a_bus_is_a_display_error() -> None:
 
 def test_display_and_ui_config() -> None:
     assert Config().display == DisplayConfig("ssd1306", 0x3C, 1, 0, 0, ())
-    assert Config().ui == UiConfig("de")
+    assert Config().ui == UiConfig("auto")
     loaded = load_config(
         overrides=[
             "display.driver=sh1106",

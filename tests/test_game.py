@@ -917,3 +917,18 @@ def test_an_override_is_refused_when_a_later_draw_took_the_tiles_the_ruling_put_
     finally:
         Game.override_ruling = override  # type: ignore[method-assign]
     assert any(e.reason is CorrectionRefusal.MOVED_SINCE for e in refused)
+
+
+def test_override_refused_where_the_profile_allows_none() -> None:
+    from engine.errors import OverrideNotAllowedError
+
+    g = new_game("en-tournament")
+    g.draw(0, "HOUSEAN")
+    g.draw(1, "ABENDRO")
+    g.play(0, lay(g, "8E", "HOUSE"))
+    g.challenge(1, SetLexicon([]))  # ruled invalid: withdrawn
+    before = (g.scores(), g.board.is_empty(), len(g.log))
+    with pytest.raises(OverrideNotAllowedError) as info:
+        g.override_ruling()
+    assert info.value.profile == "en-tournament" and info.value.reason is CorrectionRefusal.NOT_ALLOWED
+    assert (g.scores(), g.board.is_empty(), len(g.log)) == before  # nothing changed

@@ -92,8 +92,6 @@ def test_utf8_file_with_nick_in_pragma_game() -> None:
     ("data", "line"),
     [
         (b"#character-encoding ISO8859-6\n#player1 a A\n", 1),
-        (b"#character-encoding ISO-8859-1\n#player1 a A\n", 1),
-        (b"#character-encoding latin1\n#player1 a A\n", 1),
         (b"\n#character-encoding windows-1252\n#player1 a A\n", 2),
     ],
 )
@@ -104,6 +102,41 @@ def test_other_declared_encoding_is_an_error(data: bytes, line: int) -> None:
     declared = data.split()[1].decode()
     assert declared in str(exc.value)
     assert isinstance(exc.value, GcgError)
+
+
+@pytest.mark.parametrize("declared", ["ISO-8859-1", "iso8859-1", "latin1", "Latin-1"])
+def test_declared_iso_8859_1_is_honoured(declared: str) -> None:
+    record = gcg.read(f"#character-encoding {declared}\n#player1 c\xe9sar C\n#player2 b B\n".encode("iso-8859-1"))
+    assert record.encoding == "ISO-8859-1" and record.players[0].nick == "césar"
+
+
+@pytest.mark.parametrize(
+    ("codec", "bom", "name"),
+    [
+        ("utf-16-le", b"\xff\xfe", "UTF-16-LE"),
+        ("utf-16-be", b"\xfe\xff", "UTF-16-BE"),
+        ("utf-32-le", b"\xff\xfe\x00\x00", "UTF-32-LE"),
+        ("utf-32-be", b"\x00\x00\xfe\xff", "UTF-32-BE"),
+    ],
+)
+def test_utf16_and_utf32_are_named_from_the_byte_order_mark(codec: str, bom: bytes, name: str) -> None:
+    text = "#player1 a A\n#player2 b B\n>a: DINNVWY 8D WINDY +32 32\n"
+    with pytest.raises(GcgEncodingError) as info:
+        gcg.read(bom + text.encode(codec))
+    assert info.value.encoding == name and info.value.line == 1
+    assert f"the file is {name} (found from its byte order mark)" in str(info.value)
+    with pytest.raises(GcgEncodingError) as info:  # no mark: the NUL bytes tell
+        gcg.read(text.encode(codec))
+    assert info.value.encoding == name[:6] and "found from its NUL bytes" in str(info.value)
+
+
+@pytest.mark.parametrize(("data", "size"), [(b"", 0), (b" \n\r\n\t\n", 6)])
+def test_an_empty_file_says_it_is_empty(data: bytes, size: int) -> None:
+    from engine.errors import GcgEmptyError
+
+    with pytest.raises(GcgEmptyError) as info:
+        gcg.read(data)
+    assert info.value.size == size and ("empty" in str(info.value) or "white space" in str(info.value))
 
 
 def test_weird_encoding_real_file() -> None:

@@ -22,6 +22,9 @@ PROFILES = st.sampled_from(
         get_profile("de").with_variants(rack=9),
         get_profile("fr").with_variants(target=150),
         get_profile("en-tournament").with_variants(challenge="five"),
+        *(get_profile("en-tournament").with_variants(challenge=c) for c in ("void", "single", "ten", "triple")),
+        get_profile("de").with_variants(challenge="ten"),
+        get_profile("en").with_variants(challenge="single"),
     ]
 )
 

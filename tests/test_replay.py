@@ -373,19 +373,18 @@ def test_rack_penalty_rack_differs_from_penalised_rack(tmp_path: Path, capsys: p
     assert code == 1
 
 
-def test_challenge_time_and_adjust_are_taken_as_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_time_and_adjust_are_taken_as_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = (
         "#player1 a A\n#player2 b B\n"
         ">a: DINNVWY 8D WINDY +32 32\n"
-        ">a: DINNVWY (challenge) +17 49\n"
-        ">b: ADEEGIL (challenge) -12 -12\n"
-        ">b: ADEEGIL (time) -30 -42\n"
-        ">a: (adjust) +4 53\n"
-        ">b: (adjust) -1 -43\n"
+        ">a: DINNVWY (challenge) +15 47\n"  # 5 per challenged word (tests/test_replay_rules.py)
+        ">b: ADEEGIL (time) -30 -30\n"
+        ">a: (adjust) +4 51\n"
+        ">b: (adjust) -1 -31\n"
     )
     code, lines, _ = replay_cli(capsys, write_gcg(tmp_path, text))
-    assert lines == [summary(6, 0)]
-    assert code == 0
+    assert [(f[0], f[1]) for f in disagreements(lines)] == [(4, "challenge")]  # WINDY is one word
+    assert code == 1
 
 
 def test_total_checked_on_every_kind_of_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -567,12 +566,13 @@ def test_german_game_umlaut_values(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 1
 
 
-def test_german_game_challenge_penalty_taken_as_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_german_game_challenge_penalty_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rec = Record(GERMAN)
     rec.edit(13, ">Mareike: LOHEMWA (challenge) -5 21", ">Mareike: LOHEMWA (challenge) -10 16")
     rec.shift_totals(13, "Mareike", -5)
     code, lines, _ = replay_cli(capsys, rec.save(tmp_path / "g.gcg"))
-    assert (code, lines) == (0, [summary(6, 0)])
+    assert disagreements(lines) == [(13, "challenge", "-10 for Mareike", "-5 under de")]
+    assert code == 1
 
 
 def test_german_game_under_english_rules(capsys: pytest.CaptureFixture[str]) -> None:
@@ -676,3 +676,28 @@ def test_unnamed_blank_in_a_played_word(tmp_path: Path, capsys: pytest.CaptureFi
     code = main(["replay", str(game)])
     out = capsys.readouterr().out
     assert code == 1 and "'?' at H8" in out and "a blank must be written as its letter" in out
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "the file is empty (0 bytes)"),
+        (b"#title nothing here\n", "no #player lines and no events: not a game record"),
+        ("\ufeff#player1 a A\n".encode("utf-16-le"), "the file is UTF-16-LE (found from its byte order mark)"),
+    ],
+)
+def test_a_file_without_a_game_says_what_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, message: str
+) -> None:
+    path = tmp_path / "g.gcg"
+    path.write_bytes(data)
+    code, lines, err = replay_cli(capsys, path)
+    assert (code, lines) == (2, [])
+    assert message in err and "players, not 0" not in err
+
+
+def test_an_explicit_iso_8859_1_record_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = "#character-encoding ISO-8859-1\n#player1 c\xe9sar C\n#player2 b B\n>c\xe9sar: DINNVWY 8D WINDY +32 32\n"
+    path = tmp_path / "g.gcg"
+    path.write_bytes(text.encode("iso-8859-1"))
+    assert replay_cli(capsys, path)[:2] == (0, [summary(1, 0)])

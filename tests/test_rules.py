@@ -1,4 +1,4 @@
-"""Rule profiles: registry, parameters from RULES.md, variants, the #rules line."""
+"""Rule profiles: registry, parameters from docs/RULES.md, variants, the #rules line."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from engine.errors import UnknownProfileError, VariantError
+from engine.errors import PlayerCountError, UnknownProfileError, VariantError
 from engine.rules import (
     FINISH_LINE_TARGETS,
     ChallengeOutcome,
@@ -103,11 +103,36 @@ def test_nine_tile_variant() -> None:
         get_profile("de").with_variants(rack=8)
 
 
-def test_challenge_setting_only_for_tournament() -> None:
-    with pytest.raises(VariantError, match="only en-tournament"):
-        get_profile("de").with_variants(challenge="five")
-    with pytest.raises(VariantError, match="double or five"):
-        get_profile("en-tournament").with_variants(challenge="triple")
+@pytest.mark.parametrize(
+    ("name", "outcome", "bonus", "refused"),
+    [
+        ("void", ChallengeOutcome.NOTHING, 5, True),
+        ("single", ChallengeOutcome.NOTHING, 5, False),
+        ("double", ChallengeOutcome.CHALLENGER_LOSES_TURN, 5, False),
+        ("five", ChallengeOutcome.PLAYER_GETS_BONUS, 5, False),
+        ("5pt", ChallengeOutcome.PLAYER_GETS_BONUS, 5, False),
+        ("ten", ChallengeOutcome.PLAYER_GETS_BONUS, 10, False),
+        ("10pt", ChallengeOutcome.PLAYER_GETS_BONUS, 10, False),
+        ("triple", ChallengeOutcome.LOSER_LOSES_GAME, 5, False),
+    ],
+)
+def test_challenge_rules_in_every_profile(name: str, outcome: ChallengeOutcome, bonus: int, refused: bool) -> None:
+    for base in ("de", "fr", "en", "en-tournament"):
+        p = get_profile(base).with_variants(challenge=name)
+        assert (p.challenge_outcome, p.challenge_bonus, p.invalid_play_refused) == (outcome, bonus, refused)
+        assert RuleProfile.from_rules_line(p.rules_line()) == p  # written and read back
+    assert get_profile("en-tournament").with_variants(challenge="five").rules_line() == "en-tournament challenge=five"
+    assert get_profile("en-tournament").with_variants(challenge="double").rules_line() == "en-tournament"
+    assert get_profile("de").with_variants(challenge="double").rules_line() == "de challenge=double"
+
+
+def test_unknown_challenge_rule_and_triple_with_more_players_refused() -> None:
+    with pytest.raises(VariantError, match="use one of void, single, double, five, ten, triple"):
+        get_profile("en-tournament").with_variants(challenge="quadruple")
+    triple = get_profile("de").with_variants(challenge="triple")
+    triple.check_players(2)
+    with pytest.raises(PlayerCountError, match="challenge=triple is for 2 players, not 3"):
+        triple.check_players(3)
 
 
 def test_clock_and_overtime_defaults() -> None:

@@ -38,3 +38,22 @@ def test_the_rules_reference_is_the_teams() -> None:
     ours, choices = doc.split(CHOICES, 1)
     assert ours.rstrip("\n") == team.rstrip("\n")
     assert "(choice)" in choices
+
+
+def test_every_choice_is_a_profile_parameter() -> None:
+    """Each parameter "This project's choices" names is a field of RuleProfile, and every field
+    for a choice where the rule texts are silent is named there."""
+    import dataclasses
+    import re
+
+    from engine.rules import RuleProfile
+
+    choices = DOC.read_text(encoding="utf-8").split(CHOICES, 1)[1]
+    fields = {f.name for f in dataclasses.fields(RuleProfile)}
+    named = {n for n in re.findall(r"`([a-z]+(?:_[a-z]+)+)`", choices)}
+    assert named and named <= fields, named - fields
+    silent = {
+        "challenge_rule", "invalid_play_refused", "overrides_allowed", "going_out_beats_finish_line",
+        "finish_line_rack_adjustment", "challenge_bonus_reaches_target", "triple_rack_adjustment", "pass_kinds",
+    }
+    assert silent <= named, silent - named

@@ -1,6 +1,6 @@
-"""Tests of engine.scoring: one test per scoring rule of RULES.md, expected scores by hand.
+"""Tests of engine.scoring: one test per scoring rule of docs/RULES.md, expected scores by hand.
 
-Premium squares used below (RULES.md layout):
+Premium squares used below (docs/RULES.md layout):
   row 1: A1 TW, D1 DL, H1 TW, L1 DL, O1 TW
   row 5: E5 DW, K5 DW         row 6: B6 F6 J6 N6 TL
   row 7: C7 G7 I7 M7 DL       row 8: A8 TW, D8 DL, H8 DW (star), L8 DL, O8 TW

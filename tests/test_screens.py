@@ -98,6 +98,12 @@ SCREENS: dict[str, Screen] = {
         "Ben", "Anna", valid=False, invalid_words=("QIZ", "XU")
     ),
     "challenge-lost-turn": ChallengeResultScreen("Ben", "Anna", valid=True, lost_turn=True),
+    "challenge-single": ChallengeResultScreen("Ben", "Anna", valid=True),
+    "challenge-ten": ChallengeResultScreen("Ben", "Anna", valid=True, points=10),
+    "challenge-triple-valid": ChallengeResultScreen("Ben", "Anna", valid=True, lost_game="Ben"),
+    "challenge-triple-invalid": ChallengeResultScreen(
+        "Ben", "Anna", valid=False, invalid_words=("QIZ",), lost_game="Anna"
+    ),
     **{
         f"error-{kind.value}": ErrorScreen(kind, detail)
         for kind, detail in (
@@ -128,6 +134,8 @@ SCREENS: dict[str, Screen] = {
             (ErrorKind.NOTHING_TO_UNDO, ""),
             (ErrorKind.MOVED_SINCE, ""),
             (ErrorKind.ALREADY_WITHDRAWN, ""),
+            (ErrorKind.NOT_A_WORD, "QIZ, XU"),
+            (ErrorKind.NO_CHALLENGE, ""),
         )
     },
     "error-bad-play-short": ErrorScreen(ErrorKind.BAD_PLAY, "no tiles placed"),

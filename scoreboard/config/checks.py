@@ -258,15 +258,20 @@ class DirPath(Check):
 
 
 class Names(Check):
-    """A list of ``low`` to ``high`` distinct, non-empty names (stripped of outer spaces)."""
+    """A list of ``low`` to ``high`` distinct, non-empty names (stripped of outer spaces);
+    with ``auto`` also ``"auto"``."""
 
     expects = "a list of names"
 
-    def __init__(self, low: int, high: int) -> None:
-        super().__init__(f'a list of {low} to {high} distinct names, e.g. ["Anna", "Ben"]')
+    def __init__(self, low: int, high: int, auto: bool = False) -> None:
+        names = f'a list of {low} to {high} distinct names, e.g. ["Anna", "Ben"]'
+        super().__init__(f'"auto" or {names}' if auto else names)
         self.counts = range(low, high + 1)
+        self.auto = auto
 
-    def __call__(self, value: Any) -> tuple[str, ...]:
+    def __call__(self, value: Any) -> tuple[str, ...] | Literal["auto"]:
+        if self.auto and value == "auto":
+            return "auto"
         if not isinstance(value, list):
             raise self.wrong_type(value)
         names: list[str] = []

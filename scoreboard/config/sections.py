@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar, cast
 import attrs
 
 from engine.errors import UnknownProfileError, VariantError
-from engine.rules import MoveLimitAction, RuleProfile, get_profile, profile_names
+from engine.rules import ChallengeRule, MoveLimitAction, RuleProfile, get_profile, profile_names
 
 from .checks import (
     AutoOr,
@@ -33,9 +33,23 @@ from .checks import (
 )
 
 __all__ = [
-    "KEYS", "RESERVED_PINS", "SECTIONS", "BoardConfig", "ButtonsConfig", "Config", "DisplayConfig",
-    "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "allowed", "check_board",
-    "check_buttons", "check_display", "key",
+    "KEYS",
+    "RESERVED_PINS",
+    "SECTIONS",
+    "BoardConfig",
+    "ButtonsConfig",
+    "Config",
+    "DisplayConfig",
+    "GameConfig",
+    "LexiconConfig",
+    "PathsConfig",
+    "UiConfig",
+    "allowed",
+    "check_board",
+    "check_buttons",
+    "check_display",
+    "key",
+    "profile_language",
 ]
 
 # --- the sections --------------------------------------------------------------------------
@@ -63,10 +77,11 @@ class GameConfig:
     """The game: rule profile, players and rule variants."""
 
     rules: str = key("de", OneOf(*profile_names()), "Rule profile the game is played by.")
-    players: tuple[str, ...] = key(
-        ("Player 1", "Player 2"),
-        Names(2, 4),
-        "Player names in turn order (en-tournament is for 2 players).",
+    players: tuple[str, ...] | Literal["auto"] = key(
+        "auto",
+        Names(2, 4, auto=True),
+        'Player names in turn order (en-tournament is for 2 players); "auto" = two players'
+        ' named in the display language ("Spieler 1", "Joueur 1", "Player 1", ...).',
     )
     rack: int = key(
         7,
@@ -77,10 +92,13 @@ class GameConfig:
         0, Whole(0, 2000), "Finish-line target score: the game ends when a play reaches it; 0 = off."
     )
     challenge: str = key(
-        "double",
-        OneOf("double", "five"),
-        "en-tournament only: double (a wrong challenger loses the turn) or five"
-        " (the player gets 5 points per wrong challenge).",
+        "auto",
+        OneOf("auto", *(r.value for r in ChallengeRule)),
+        'Challenge rule; "auto" = the profile\'s own (de: a wrong challenger -5, fr: -10, en: loses'
+        " a turn, en-tournament: double). void: an invalid play is refused when laid; single: a"
+        " wrong challenge costs nothing; double: the wrong challenger loses the turn; five/ten:"
+        " the player gets 5/10 points per wrong challenge; triple: the loser of a challenge"
+        " loses the game (2 players). See docs/RULES.md.",
     )
     move_limit: int = key(0, Whole(0, 3600), "Time limit per move in seconds; 0 = off.")
     move_limit_action: str = key(
@@ -260,7 +278,12 @@ class DisplayConfig:
 class UiConfig:
     """What the players read on the display."""
 
-    language: str = key("de", OneOf("de", "fr", "en"), "Language of the text on the display.")
+    language: str = key(
+        "auto",
+        OneOf("auto", "de", "fr", "en"),
+        'Language of the text on the display; "auto" = the rule profile\'s (de: German, fr:'
+        " French, en and en-tournament: English).",
+    )
 
 
 # --- checks across keys --------------------------------------------------------------------
@@ -330,6 +353,17 @@ def check_display(display: DisplayConfig) -> None:
         )
 
 
+def profile_language(profile: str) -> str:
+    """The display language of a rule profile: ``de``, ``fr``, else (``en*``) ``en``."""
+    language = profile.partition("-")[0]
+    return language if language in ("de", "fr") else "en"
+
+
+DEFAULT_PLAYER = {"de": "Spieler {n}", "fr": "Joueur {n}", "en": "Player {n}"}
+"""Player ``n``'s name when ``game.players`` is "auto", per display language (the table's
+text "player.default"; the configuration does not load the screens)."""
+
+
 # --- the whole configuration ---------------------------------------------------------------
 
 
@@ -347,6 +381,18 @@ class Config:
     ui: UiConfig = field(default_factory=UiConfig)
     source: Path | None = None
 
+    def language(self) -> str:
+        """The display's language: ``ui.language``, or the rule profile's when "auto"."""
+        if self.ui.language != "auto":
+            return self.ui.language
+        return profile_language(self.game.rules)
+
+    def player_names(self) -> tuple[str, ...]:
+        """``game.players``, or two default names in the display's language when "auto"."""
+        if self.game.players != "auto":
+            return self.game.players
+        return tuple(DEFAULT_PLAYER[self.language()].format(n=n) for n in (1, 2))
+
     def rule_profile(self) -> RuleProfile:
         """The rule profile ``game.rules`` with the variants of ``[game]`` applied.
 
@@ -361,7 +407,7 @@ class Config:
         variants: dict[str, tuple[str, Any]] = {  # with_variants argument: (key, value)
             "rack": ("game.rack", g.rack),
             "target": ("game.target", g.target),
-            "challenge": ("game.challenge", None if base.challenge_kind is None else g.challenge),
+            "challenge": ("game.challenge", None if g.challenge == "auto" else g.challenge),
             "move_limit": ("game.move_limit", g.move_limit),
             "move_limit_action": ("game.move_limit_action", g.move_limit_action),
             "clock": ("game.clock", g.clock),
@@ -372,7 +418,7 @@ class Config:
         except VariantError as e:
             raise ConfigError(str(e), key=_failing_variant(base, variants)) from None
         try:
-            profile.check_players(len(g.players))
+            profile.check_players(len(self.player_names()))
         except VariantError as e:
             raise ConfigError(str(e), key="game.players") from None
         return profile

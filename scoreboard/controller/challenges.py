@@ -45,6 +45,8 @@ def challenge(ctx: Context, s: TableState, seat: int, pressed: float) -> TableSt
     """A Challenge of ``seat`` pressed at ``pressed``: waits a moment for its ruling."""
     phase = playing(s)
     game, w = phase.game, phase.window
+    if game.profile.invalid_play_refused:  # challenge=void: every play was checked when laid
+        return error(ctx, s, ErrorKind.NO_CHALLENGE, seat=seat)
     if w is None or not game.window_open or pressed >= w.deadline:
         if game.overridable_ruling is None and not phase.challenges:
             return error(ctx, s, ErrorKind.TOO_LATE, seat=seat)
@@ -79,6 +81,7 @@ def _show_ruling(ctx: Context, s: TableState, result: ChallengeResult) -> TableS
         invalid_words=result.invalid_words,
         points=result.points,
         lost_turn=result.lost_turn,
+        lost_game="" if result.lost_game is None else s.names[result.lost_game],
     )
     return notice(ctx, s, screen, ctx.settings.result_s)
 

@@ -16,6 +16,7 @@ from engine.first_player import FirstPlayerDraw
 from engine.game import Game
 from engine.rules import RuleProfile
 from engine.tiles import Tile
+from scoreboard.screens.text import text
 
 from .clocks import new_clocks
 from .commit import Step
@@ -34,7 +35,9 @@ def new_game(ctx: Context, s: TableState, profile_name: str, seats: int) -> Tabl
         s,
         profile_name=profile_name,
         seats=seats,
-        names=tuple(names[i] if i < len(names) else f"Player {i + 1}" for i in range(seats)),
+        names=tuple(
+            names[i] if i < len(names) else text("player.default", ctx.settings.language, n=i + 1) for i in range(seats)
+        ),
         next_profile=profile_name,
         next_seats=seats,
         mode=Idle(),

@@ -144,8 +144,10 @@ def pick(ctx: Context, s: TableState, p: BlankPick) -> Step:
 
 
 def _play(ctx: Context, s: TableState, seat: int, laid: tuple[tuple[Square, bytes], ...], placement: Placement) -> Step:
+    game = playing(s).game
+    words = lexicon(ctx, s, game.profile) if game.profile.invalid_play_refused else None  # challenge=void
     try:
-        playing(s).game.check_play(seat, placement)
+        game.check_play(seat, placement, words)
     except ScoreboardError as e:
         return refusal(ctx, s, e), ()
     s, fx, ok = close_pending_window(ctx, s)

@@ -17,6 +17,7 @@ from engine.errors import (
     ExchangeNotAllowedError,
     ExchangeRefusal,
     GapError,
+    InvalidWordsError,
     NotConnectedError,
     NotInLineError,
     NotOnRackError,
@@ -73,6 +74,8 @@ def refusal_screen(e: ScoreboardError, names: tuple[str, ...]) -> ErrorScreen:
             return ErrorScreen(ErrorKind.OPENING_TOO_SHORT, squares_text(squares))
         case NotOnRackError():
             return ErrorScreen(ErrorKind.NOT_YOUR_TILE)
+        case InvalidWordsError(words=words):
+            return ErrorScreen(ErrorKind.NOT_A_WORD, ", ".join(words))
         case NotYourTurnError(turn=turn):
             return ErrorScreen(ErrorKind.NOT_YOUR_TURN, names[turn])
         case ExchangeNotAllowedError(reason=ExchangeRefusal.NOT_ON_RACK):

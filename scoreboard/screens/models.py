@@ -104,7 +104,8 @@ class ChallengeResultScreen:
     """The ruling: ``valid`` (the play stands) or not, and what it cost.
 
     ``points``: the challenger's penalty (negative) or the player's bonus (positive);
-    ``lost_turn``: the challenger loses a turn; ``invalid_words`` when not valid.
+    ``lost_turn``: the challenger loses a turn; ``invalid_words`` when not valid;
+    ``lost_game``: under challenge=triple, the name of who lost the challenge and the game.
     """
 
     challenger: str
@@ -113,6 +114,7 @@ class ChallengeResultScreen:
     invalid_words: tuple[str, ...] = ()
     points: int = 0
     lost_turn: bool = False
+    lost_game: str = ""
 
 
 class ErrorKind(enum.Enum):
@@ -145,6 +147,8 @@ class ErrorKind(enum.Enum):
     NOTHING_TO_UNDO = "nothing-to-undo"  # Undo with no play that can still be taken back
     MOVED_SINCE = "moved-since"  # a correction of a play or ruling after somebody moved
     ALREADY_WITHDRAWN = "already-withdrawn"  # Undo of a play a challenge already took back
+    NOT_A_WORD = "not-a-word"  # challenge=void: the play is refused; detail: the words
+    NO_CHALLENGE = "no-challenge"  # challenge=void: plays are checked when laid, none to challenge
 
 
 @dataclass(frozen=True)

@@ -211,8 +211,10 @@ def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: _Canvas) -> None:
         lines.append(text("result.points", lang, name=m.player, points=_signed(m.points)))
     if not m.valid:
         lines.append(text("result.withdraw", lang, name=m.player))
-    elif not m.lost_turn and not m.points:
+    elif not m.lost_turn and not m.points and not m.lost_game:
         lines.append(text("result.no_penalty", lang))
+    if m.lost_game:
+        lines.append(text("result.lost_game", lang, name=m.lost_game))
     for y, line in zip(ROWS, lines):
         c.text(y, line, x=1)
 

@@ -20,6 +20,8 @@ def _langs(entry: Mapping[str, str]) -> dict[Lang, str]:
 
 
 TEXT: dict[str, dict[Lang, str]] = {
+    # a player without a configured name (game.players = "auto", or more seats than names)
+    "player.default": {"de": "Spieler {n}", "fr": "Joueur {n}", "en": "Player {n}"},
     # scores
     "scores.bag": {"de": "Beutel: {n}", "fr": "Sac : {n}", "en": "Bag: {n}"},
     "scores.bag_empty": {"de": "Beutel leer", "fr": "Sac vide", "en": "Bag empty"},
@@ -41,6 +43,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "result.lost_turn": {"de": "{name} setzt aus", "fr": "{name} passe", "en": "{name} loses a turn"},
     "result.points": {"de": "{name}: {points}", "fr": "{name} : {points}", "en": "{name}: {points}"},
     "result.no_penalty": {"de": "Keine Strafe", "fr": "Pas de pénalité", "en": "No penalty"},
+    "result.lost_game": {"de": "{name}: Spiel verloren", "fr": "{name} : partie perdue", "en": "{name} loses the game"},
     "result.withdraw": {
         "de": "{name} nimmt zurück",
         "fr": "{name} reprend",
@@ -278,6 +281,24 @@ TEXT: dict[str, dict[Lang, str]] = {
                     "de": "Der Zug wurde nach dem Einspruch schon zurückgenommen.",
                     "fr": "Le coup a déjà été retiré après la contestation.",
                     "en": "The play was already taken back after the challenge.",
+                },
+            ),
+            (
+                ErrorKind.NOT_A_WORD,
+                {"de": "Kein Wort", "fr": "Mot refusé", "en": "Not a word"},
+                {
+                    "de": "Ungültig, Steine zurücknehmen:",
+                    "fr": "Hors liste, reprenez vos lettres :",
+                    "en": "Not valid, take the tiles back:",
+                },
+            ),
+            (
+                ErrorKind.NO_CHALLENGE,
+                {"de": "Kein Einspruch", "fr": "Pas de contestation", "en": "No challenges"},
+                {
+                    "de": "Jedes Wort wird beim Legen geprüft.",
+                    "fr": "Chaque mot est vérifié à la pose.",
+                    "en": "Every word is checked when laid.",
                 },
             ),
             (
