@@ -156,7 +156,7 @@ def _build(config: Config, state: Path, simulation: Simulation | None, cleanups:
     board = SerialBoard(
         board_path, pattern=config.board.pattern, baudrate=config.board.baudrate,
         link=BoardLink(timeout=config.board.timeout_ms / 1000), events=inbox,  # type: ignore[arg-type]
-        clock=clock, backoff=Backoff(0.05, 0.5) if simulation is not None else Backoff(),
+        clock=clock, backoff=Backoff(0.05, 0.5) if simulation is not None else Backoff(), lockstep=virtual is not None,
     )
     cleanups.append(board.close)
     pins, timing = from_settings(config.buttons, seats)

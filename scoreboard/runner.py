@@ -114,11 +114,13 @@ class Runner:
                 self.loop_once(min(0.05, t - self.clock()))
             return
         assert sim is not None
+        self._opened()
         while not self.done and virtual() < t - 1e-9:
             dt = min(QUANTUM_S, t - virtual())
             virtual.advance(dt)  # first: what the board writes meanwhile is read at the quantum's end, whenever
             reply = sim.advance(dt)  # the reader's thread gets to it (lockstep runs are the same every time)
             self._barrier(reply)
+            self.hardware.board.tick(virtual())  # the link's timers, before the board's next step
             self.drain()
             self.hardware.buttons.tick()
             self.drain()
@@ -128,6 +130,14 @@ class Runner:
     def run(self) -> None:
         """Serve until stopped."""
         self.advance_to(float("inf"))
+
+    def _opened(self) -> None:
+        """Lockstep: wait until the board reader has opened the port and written its IDENTIFY,
+        so that the board's first step hears it in every run."""
+        board = self.hardware.board
+        deadline = time.monotonic() + BARRIER_S
+        while board.position()[0] is None and time.monotonic() < deadline and not self.stop.is_set():
+            time.sleep(0.0002)
 
     def _barrier(self, reply: Reply) -> None:
         """Wait until the board reader has read every byte the board wrote (lockstep)."""
@@ -142,4 +152,5 @@ class Runner:
                 return
             time.sleep(0.0002)
             self.notifier.ping_if_due(time.monotonic())
-        log.warning("the board reader is behind: %s of %s bytes", board.position(), reply.written)
+        if not self.stop.is_set():  # (stopped: nothing is behind, the service ends)
+            log.warning("the board reader is behind: %s of %s bytes", board.position(), reply.written)

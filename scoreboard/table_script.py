@@ -28,7 +28,8 @@ so that no line fails or hangs mid-game: a press or hold at most :data:`MAX_HOLD
 minute, past any stuck-button time), ``at``/``after`` and the whole script at most
 :data:`~scoreboard.sim.commands.MAX_SCRIPT_S` (6 hours of table time), at most
 :data:`MAX_LINES` lines and :data:`MAX_BYTES` bytes, UTF-8; the board commands' own bounds
-are those of :mod:`scoreboard.sim.commands`. A refused script names every bad line
+are those of :mod:`scoreboard.sim.commands`, and their sum over the script is bounded too
+(:data:`MAX_SCRIPT_GARBAGE` bytes of garbage, :data:`MAX_SCRIPT_FRAMES` faulted frames). A refused script names every bad line
 (:class:`ScriptRefused`). Hex UIDs the tile set does not know are allowed: the service
 reports them as unknown tiles, as it would at a real table.
 """
@@ -49,10 +50,15 @@ from scoreboard.sim.commands import (
     USAGE,
     Command,
     CommandError,
+    Corrupt,
+    Drop,
+    Duplicate,
+    Garbage,
     Geometry,
     Location,
     Place,
     Problem,
+    Reorder,
     check_arity,
     command_from_words,
     finite,
@@ -65,7 +71,7 @@ from scoreboard.sim.commands import (
 from scoreboard.sim.tags import tile_uid
 
 __all__ = [
-    "MAX_BYTES", "MAX_HOLD_S", "MAX_LINES", "End", "Line", "PlaceTile", "Press", "ScriptRefused", "ScriptTable",
+    "MAX_BYTES", "MAX_HOLD_S", "MAX_LINES", "MAX_SCRIPT_FRAMES", "MAX_SCRIPT_GARBAGE", "End", "Line", "PlaceTile", "Press", "ScriptRefused", "ScriptTable",
     "Step", "TableScriptError", "Wait", "check", "load", "parse", "press_target", "resolve_tile",
 ]
 
@@ -77,6 +83,10 @@ MAX_LINES: Final = 100_000
 """Lines in a table script (a long game takes a few thousand)."""
 MAX_BYTES: Final = 4 << 20
 """Bytes in a table script file (4 MiB; more is not read)."""
+MAX_SCRIPT_GARBAGE: Final = 4 << 20
+"""``garbage`` bytes in a whole script (4 MiB: thirty-two of the largest bursts)."""
+MAX_SCRIPT_FRAMES: Final = 100_000
+"""Frames (or pairs) the frame faults of a whole script touch (ten of the largest)."""
 MAX_SHOWN: Final = 20
 """Bad lines a refusal's message lists (:attr:`ScriptRefused.errors` has them all)."""
 
@@ -281,6 +291,7 @@ def check(text: str | bytes, table: ScriptTable, source: str | None = None) -> l
     lines: list[Line] = []
     numbered = _decoded(text, errors) if isinstance(text, bytes) else _numbered(text)
     end: float | None = 0.0  # when the line before ends (a press takes its time); None: no more time
+    garbage = frames = 0  # what the faults of the lines so far ask of the board (bounded as a whole too)
     for number, raw in numbered:
         if number > MAX_LINES:
             errors.append(TableScriptError(Problem.TOO_LONG, f"more than {MAX_LINES} lines", None, number))
@@ -297,6 +308,17 @@ def check(text: str | bytes, table: ScriptTable, source: str | None = None) -> l
             errors.append(e)
             continue
         lines.append(line)
+        step = line.step
+        if isinstance(step, Garbage):
+            garbage += step.count
+            if garbage > MAX_SCRIPT_GARBAGE >= garbage - step.count:  # (said at the line that goes past)
+                reason = f"the script's garbage adds up to more than {MAX_SCRIPT_GARBAGE} bytes ({garbage} here)"
+                errors.append(TableScriptError(Problem.NUMBER, reason, line.text, number))
+        elif isinstance(step, (Corrupt, Drop, Duplicate, Reorder)):
+            frames += step.count
+            if frames > MAX_SCRIPT_FRAMES >= frames - step.count:
+                reason = f"the script's frame faults add up to more than {MAX_SCRIPT_FRAMES} frames ({frames} here)"
+                errors.append(TableScriptError(Problem.NUMBER, reason, line.text, number))
         if end is not None:
             end = _ends(line, end)
             if end is not None and end > MAX_SCRIPT_S:

@@ -6,18 +6,23 @@ restarts (its HELLO lost). Between its frames come CRC-valid forgeries numbered 
 controller's next frame (the worst case): SNAPSHOT and CHANGES naming locations outside the
 geometry (with phantom tiles besides), unknown frame types, length fields that lie or exceed
 4096, mid-stream HELLOs of another geometry, protocol or size; also honest frames with bytes
-appended, and raw noise. Every board the link reports must be exactly the controller's board
-at that sweep (no phantom tile, no tile lost); the stabiliser's stable board holds no tile
-the controller never had there; the link always comes back in sync, and ends in sync with the
-scan settings re-sent after every restart.
+appended, forged HEARTBEATs of another boot, and raw noise. Every board the link reports
+must be exactly the controller's board at that sweep (no phantom tile, no tile lost); the
+stabiliser's stable board holds no tile the controller never had there; the link always comes
+back in sync, and every restart of the controller is followed by the host's scan settings.
+Played twice: with a 1.0 controller (restarts seen by its uptime) and a 1.1 one (by its boot
+id, drawn anew at each boot).
 """
 
 from __future__ import annotations
 
 import random
 import struct
+from dataclasses import replace
 import zlib
 from dataclasses import dataclass, field
+
+import pytest
 
 from drivers.board.link import BoardLink, LinkState, SnapshotReceived
 from drivers.board.protocol import (
@@ -73,6 +78,8 @@ class Controller:
     """The board controller as the spec describes it (no corruption of its own)."""
 
     rng: random.Random
+    boot_ids: bool = False  # a 1.1 controller: a boot id in HELLO and HEARTBEAT, drawn at each boot
+    boot_id: int | None = None
     board: dict[Loc, bytes] = field(default_factory=dict)
     seq: int = 0
     sweep: int = 0
@@ -95,8 +102,14 @@ class Controller:
     def snapshot(self) -> bytes:
         return self.frame(Snapshot(self.sweep, tuple(sorted(self.board.items()))))
 
+    def __post_init__(self) -> None:
+        self.draw_boot_id()
+
+    def draw_boot_id(self) -> None:
+        self.boot_id = self.rng.getrandbits(32) if self.boot_ids else None
+
     def hello(self) -> bytes:
-        return self.frame(HELLO)
+        return self.frame(replace(HELLO, protocol=(1, 1), boot_id=self.boot_id) if self.boot_ids else HELLO)
 
     def move(self) -> bytes:
         """One sweep in which a tile arrives, leaves or moves: its CHANGES frame."""
@@ -123,12 +136,13 @@ class Controller:
         return self.frame(Changes(self.sweep, tuple(sorted(changes.items()))))
 
     def heartbeat(self) -> bytes:
-        return self.frame(Heartbeat(self.sweep, self.uptime_ms, 180, 0))
+        return self.frame(Heartbeat(self.sweep, self.uptime_ms, 180, 0, self.boot_id))
 
     def reboot(self) -> bytes:
         """A restart: seq from 0, uptime from 0, scan settings back to defaults; the HELLO is
         lost on the way, the warm-up SNAPSHOT is sent."""
         self.seq, self.uptime_ms, self.scan = 0, 0, None
+        self.draw_boot_id()
         self.hello()  # (lost)
         return self.snapshot()
 
@@ -157,6 +171,8 @@ class Figures:
     recoveries: int = 0
     longest_recovery: float = 0.0
     reboots: int = 0
+    rescanned: int = 0  # restarts after which the scan settings came back
+    longest_rescan: float = 0.0  # from a restart to the host's SET_SCAN
 
 
 def forgery(rng: random.Random, ctl: Controller) -> bytes:
@@ -165,7 +181,7 @@ def forgery(rng: random.Random, ctl: Controller) -> bytes:
     outside = [(loc, bytes((4, 0xEF)) + rng.randbytes(5)) for loc in rng.sample(OUTSIDE, rng.randint(1, 2))]
     tags = list({loc: uid for loc, uid in phantom + outside}.items())
     rng.shuffle(tags)
-    kind = rng.randrange(7)
+    kind = rng.randrange(8)
     if kind == 0:
         return raw(FrameType.SNAPSHOT, seq, tag_payload(ctl.sweep, tags))
     if kind == 1:
@@ -181,12 +197,16 @@ def forgery(rng: random.Random, ctl: Controller) -> bytes:
         return raw(FrameType.SNAPSHOT, seq, payload + bytes(size - len(payload)))
     if kind == 5:  # a mid-stream HELLO
         return raw(FrameType.HELLO, seq, encode_payload(rng.choice(OTHER_HELLOS)))
+    if kind == 6:  # a HEARTBEAT of another boot (or, from a 1.0 controller, an uptime gone back)
+        boot = rng.getrandbits(32) if ctl.boot_ids else None
+        return raw(FrameType.HEARTBEAT, seq, encode_payload(Heartbeat(ctl.sweep, rng.randrange(1000), 180, 0, boot)))
     return rng.randbytes(rng.randrange(1, 60))  # noise, zeros included
 
 
-def test_forged_frames_never_make_a_phantom_tile_and_the_link_always_resyncs() -> None:
+@pytest.mark.parametrize("boot_ids", [False, True], ids=["controller-1.0", "controller-1.1"])
+def test_forged_frames_never_make_a_phantom_tile_and_the_link_always_resyncs(boot_ids: bool) -> None:
     rng = random.Random(SEED)
-    ctl = Controller(rng)
+    ctl = Controller(rng, boot_ids)
     link = BoardLink(scan=SCAN)
     stab = Stabiliser()
     figures = Figures()
@@ -195,6 +215,7 @@ def test_forged_frames_never_make_a_phantom_tile_and_the_link_always_resyncs() -
     pending = ctl.answer(link.outgoing())
     ctl.note()
     out_of_sync_since: float | None = now
+    rebooted_at: float | None = None
 
     def check(events: list[object]) -> None:
         nonlocal out_of_sync_since
@@ -216,6 +237,9 @@ def test_forged_frames_never_make_a_phantom_tile_and_the_link_always_resyncs() -
         forging = step < quiet_from
         if forging and rng.random() < 0.002:
             figures.reboots += 1
+            if rebooted_at is not None:
+                figures.reboots -= 1  # (one not yet followed by the scan settings: restarting again proves nothing)
+            rebooted_at = now
             data += ctl.reboot()
         if rng.random() < 0.3:
             data += ctl.move()
@@ -242,8 +266,12 @@ def test_forged_frames_never_make_a_phantom_tile_and_the_link_always_resyncs() -
             figures.longest_recovery = max(figures.longest_recovery, now - out_of_sync_since)
             out_of_sync_since = None
         pending = ctl.answer(link.outgoing())
+        if rebooted_at is not None and ctl.scan == SCAN:
+            figures.rescanned += 1
+            figures.longest_rescan = max(figures.longest_rescan, now - rebooted_at)
+            rebooted_at = None
     figures.frames = link.stats.frames
-    print(f"\nboard link fuzz (seed {SEED}): {figures}\n{link.stats}")  # (pytest -s shows it)
+    print(f"\nboard link fuzz (seed {SEED}, boot ids {boot_ids}): {figures}\n{link.stats}")  # (pytest -s shows it)
 
     assert figures.frames >= 3000 and figures.forged >= 1000
     assert figures.phantoms == 0 and figures.lost == 0 and figures.stable_phantoms == 0
@@ -253,6 +281,8 @@ def test_forged_frames_never_make_a_phantom_tile_and_the_link_always_resyncs() -
     # In the end: in sync, the host's board the controller's, the scan settings re-sent after restarts.
     assert link.state is LinkState.SYNCED and link.board == BoardSnapshot(ctl.board)
     assert figures.reboots > 0 and ctl.scan == SCAN
+    assert figures.rescanned == figures.reboots and rebooted_at is None  # every restart was seen and set up again
+    assert link.stats.reboots >= figures.reboots
     stats = link.stats
     assert stats.outside_geometry > 0 and stats.unknown_types > 0 and stats.malformed > 0 and stats.refusals > 0
     assert stats.geometry_changes > 0

@@ -163,6 +163,19 @@ def test_the_whole_script_is_at_most_six_hours_of_table_time() -> None:
     assert MAX_HOLD_S == 60.0 and check("hold 1 done 60", TWO)[0].step.seconds == 60.0  # type: ignore[union-attr]
 
 
+def test_the_faults_of_a_whole_script_are_bounded_too() -> None:
+    """Each garbage burst is at most 128 KiB, and all of them together 4 MiB; the frame faults
+    10,000 frames a line and 100,000 in all: no script asks the board for hours of junk."""
+    burst = "garbage 131072\n"
+    assert len(check(burst * 32, TWO)) == 32  # 4 MiB exactly
+    assert refusal(burst * 34) == [
+        (33, Problem.NUMBER, "the script's garbage adds up to more than 4194304 bytes (4325376 here)")]  # said once
+    faults = "corrupt 10000\ndrop 10000\nduplicate 10000\nreorder 10000\n"
+    assert len(check(faults * 2 + "corrupt 10000\n" * 2, TWO)) == 10  # 100,000 exactly
+    assert refusal(faults * 3) == [
+        (11, Problem.NUMBER, "the script's frame faults add up to more than 100000 frames (110000 here)")]
+
+
 def test_bytes_that_are_not_utf8_are_named_by_their_line_and_the_rest_is_checked() -> None:
     found = refusal(b"press 1 done\r\n# caf\xe9\r\npress 9 done\n\xff\xfe\n")
     assert found == [(2, Problem.ENCODING, "not UTF-8 (byte 6 of the line)"),

@@ -148,6 +148,11 @@ class SerialBoard:
     protocol engine (its counters survive reconnects); ``clock`` and ``sleep``: time, injectable
     (the default sleep wakes up on :meth:`close`). Use as a context manager, or call
     :meth:`start` and :meth:`close`.
+
+    ``lockstep``: the board runs in steps on a virtual clock; the reader thread then never
+    looks at the time by itself: the link's timers run when :meth:`tick` is called, between
+    two steps, so what the host writes of its own accord reaches the board at the same step
+    in every run.
     """
 
     def __init__(
@@ -163,6 +168,7 @@ class SerialBoard:
         opener: Callable[[str], Port] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] | None = None,
+        lockstep: bool = False,
     ) -> None:
         self.path = path
         self.pattern = pattern
@@ -178,6 +184,10 @@ class SerialBoard:
         self._port: Port | None = None
         self._away = False  # a BoardDisconnected was sent and no BoardReconnected since
         self._position: tuple[str | None, int] = (None, 0)
+        self.lockstep = lockstep
+        self._lock = threading.Lock()  # the link and the port: the reader thread and tick()
+        self._lost: str | None = None  # a LinkLost that tick() saw: the reader reconnects
+        self._device: str | None = None  # the device opened last (the path resolved)
 
     # --- lifecycle ---
 
@@ -218,6 +228,23 @@ class SerialBoard:
         """
         return self._position
 
+    def tick(self, now: float) -> None:
+        """Lockstep: run the link's timers at ``now`` (resent requests, a lost link) and write
+        what they send, before the board's next step. Nothing while the port is closed."""
+        with self._lock:
+            port = self._port
+            if port is None or self._lost is not None:
+                return
+            events = self.link.tick(now)
+            out = self.link.outgoing()
+            if out:
+                port.write(out)
+            for event in events:
+                if isinstance(event, LinkLost):
+                    self._lost = f"no frame from the board for {event.silent_for:.1f} s"
+                    return
+                self._put(event)
+
     def read_events(self, timeout: float) -> list[BoardEvent]:
         """The events waiting, after blocking up to ``timeout`` seconds for the first one."""
         try:
@@ -256,7 +283,8 @@ class SerialBoard:
             now = self._clock()
             self.link.reset(now)
             self._away = False
-            self._position = (os.path.realpath(target), 0)
+            self._lost = None
+            self._device = os.path.realpath(target)  # (counted in position() once IDENTIFY is out)
             self._put(BoardReconnected(target, os.path.realpath(target), now))
             log.info("board port %s open", target)
             frames_before = self.link.stats.frames
@@ -275,24 +303,30 @@ class SerialBoard:
 
     def _pump(self, port: Port) -> str:
         """Read, feed, write until stopped or the link goes silent; raises on port errors."""
-        out = self.link.outgoing()
-        if out:
-            port.write(out)
-        while not self._stop.is_set():
-            data = port.read(max(1, port.in_waiting))
-            now = self._clock()
-            events = self.link.feed(data, now) if data else []
-            events += self.link.tick(now)
+        with self._lock:
             out = self.link.outgoing()
             if out:
-                port.write(out)
-            for event in events:
-                if isinstance(event, LinkLost):
-                    return f"no frame from the board for {event.silent_for:.1f} s"
-                self._put(event)
-            if data:
-                device, count = self._position
-                self._position = (device, count + len(data))
+                port.write(out)  # (IDENTIFY: written before a lockstep barrier can count this port read)
+            self._position = (self._device, 0)
+        while not self._stop.is_set():
+            data = port.read(max(1, port.in_waiting))
+            with self._lock:
+                if self._lost is not None:
+                    return self._lost
+                now = self._clock()
+                events = self.link.feed(data, now) if data else []
+                if not self.lockstep:
+                    events += self.link.tick(now)
+                out = self.link.outgoing()
+                if out:
+                    port.write(out)
+                for event in events:
+                    if isinstance(event, LinkLost):
+                        return f"no frame from the board for {event.silent_for:.1f} s"
+                    self._put(event)
+                if data:
+                    device, count = self._position
+                    self._position = (device, count + len(data))
         return "closed"
 
     def _down(self, reason: str) -> None:
@@ -305,8 +339,9 @@ class SerialBoard:
         self.events.put(event)
 
     def _close_port(self) -> None:
-        self._position = (None, 0)
-        port, self._port = self._port, None
+        with self._lock:
+            self._position = (None, 0)
+            port, self._port = self._port, None
         if port is not None:
             try:
                 port.close()
