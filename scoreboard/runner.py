@@ -52,6 +52,7 @@ class Runner:
         self.stop = stop
         self.on_input = on_input or (lambda item: None)
         self.next_tick = 0.0
+        self._stepped = False  # lockstep: the first step was taken (after the board reader opened the port)
 
     @property
     def done(self) -> bool:
@@ -114,7 +115,9 @@ class Runner:
                 self.loop_once(min(0.05, t - self.clock()))
             return
         assert sim is not None
-        self._opened()
+        if not self._stepped:
+            self._opened()
+            self._stepped = True
         while not self.done and virtual() < t - 1e-9:
             dt = min(QUANTUM_S, t - virtual())
             virtual.advance(dt)  # first: what the board writes meanwhile is read at the quantum's end, whenever
@@ -132,8 +135,8 @@ class Runner:
         self.advance_to(float("inf"))
 
     def _opened(self) -> None:
-        """Lockstep: wait until the board reader has opened the port and written its IDENTIFY,
-        so that the board's first step hears it in every run."""
+        """Lockstep, before the first step: wait until the board reader has opened the port and
+        written its IDENTIFY, so that the board's first step hears it in every run."""
         board = self.hardware.board
         deadline = time.monotonic() + BARRIER_S
         while board.position()[0] is None and time.monotonic() < deadline and not self.stop.is_set():

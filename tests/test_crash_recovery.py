@@ -74,14 +74,19 @@ def finished(proc: subprocess.Popen[bytes], state: Path) -> int:
         pytest.fail(f"the service did not finish within {PATIENCE:g} s; its log ends:\n" + "\n".join(tail))
 
 
-def shown_once(proc: subprocess.Popen[bytes], shown_log: Path, lines: int, patience: float = 30.0) -> None:
-    """Wait until the started service has shown something (or ended, or ``patience`` ran out),
-    so that the random moment of its kill falls in its play, however slowly it starts."""
-    deadline = time.monotonic() + patience
+def shown_times(shown_log: Path) -> list[float]:
+    """The (virtual) times of the screens in a run's log, in order."""
+    return [float(line.split("\t", 1)[0]) for line in shown_log.read_text(encoding="utf-8").splitlines()]
+
+
+def shown_from(proc: subprocess.Popen[bytes], shown_log: Path, lines: int, moment: float) -> None:
+    """Wait until the started service has shown something at or past ``moment`` of its game's
+    time (or has ended, or :data:`PATIENCE` ran out)."""
+    deadline = time.monotonic() + PATIENCE
     while proc.poll() is None and time.monotonic() < deadline:
-        if shown_log.exists() and len(shown_log.read_text(encoding="utf-8").splitlines()) > lines:
+        if shown_log.exists() and any(t >= moment for t in shown_times(shown_log)[lines:]):
             return
-        time.sleep(0.02)
+        time.sleep(0.01)
 
 
 def journal_game(state: Path) -> tuple[list[Committed], Game | None, dict[str, object] | None]:
@@ -166,10 +171,7 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
         board, link = start_board(folder / "ref")
         try:
             ref = service(folder / "ref-state", folder / "ref-out", link, script)
-            shown_once(ref, folder / "ref-out" / "screens.txt", 0)
-            began = time.monotonic()
             assert ref.wait(timeout=PATIENCE) == 0
-            game_s = time.monotonic() - began  # how long the game plays here, from its first screen
         finally:
             board.terminate()
             board.wait(timeout=10)
@@ -182,18 +184,21 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
         board, link = start_board(folder / "crash")
         kills = checked = 0
         shown_log = out / "screens.txt"
-        # The kill moments are spread over the game as this machine plays it: KILLS of them at
-        # a mean spacing of 0.75/KILLS of the game take about three quarters of it (a fixed
-        # spacing in seconds gave a fast machine too few kills and a slow one too many).
-        spacing = 1.5 * game_s / KILLS
+        # The kill moments are random moments of the game's own (virtual) time, in order: each
+        # run is killed just after it shows something at or past its moment, so that how fast
+        # this machine plays (a fixed time in seconds gave a fast machine 5 kills) and how long
+        # a start takes (a moment too soon after it never gets past the draw for first player,
+        # which is journaled with the game's start) do not matter.
+        length = shown_times(folder / "ref-out" / "screens.txt")[-1]
+        moments = sorted(rng.uniform(0.0, 0.95 * length) for _ in range(KILLS))
         try:
             while True:
                 before = shown_log.read_text(encoding="utf-8").splitlines() if shown_log.exists() else []
                 proc = service(state, out, link, script)
                 if kills < KILLS:
-                    shown_once(proc, shown_log, len(before))  # a loaded machine starts slowly
+                    shown_from(proc, shown_log, len(before), moments[kills])
                     try:
-                        code = proc.wait(timeout=rng.uniform(0.0, spacing))
+                        code = proc.wait(timeout=rng.uniform(0.0, 0.05))  # anywhere in the step after it
                     except subprocess.TimeoutExpired:
                         proc.send_signal(signal.SIGKILL)
                         proc.wait(timeout=30)
