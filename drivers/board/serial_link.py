@@ -31,12 +31,15 @@ from .link import (
     BoardConnected,
     BoardEvent,
     BoardLink,
+    CommandRefused,
     LinkLost,
     ReaderFault,
+    SelfTestReported,
     SnapshotReceived,
     UnsupportedBoard,
     VersionMismatch,
 )
+from .protocol import Message
 from .snapshot import BoardSnapshot
 from .stabiliser import Stabiliser, StableBoard
 
@@ -83,6 +86,8 @@ SerialEvent: TypeAlias = (
     | VersionMismatch
     | UnsupportedBoard
     | LinkLost
+    | SelfTestReported
+    | CommandRefused
     | BoardDisconnected
     | BoardReconnected
 )
@@ -178,6 +183,7 @@ class SerialBoard:
         self._port: Port | None = None
         self._away = False  # a BoardDisconnected was sent and no BoardReconnected since
         self._position: tuple[str | None, int] = (None, 0)
+        self._commands: queue.Queue[Message] = queue.Queue()
 
     # --- lifecycle ---
 
@@ -217,6 +223,14 @@ class SerialBoard:
         what the controller wrote, every event of it can be read (a lockstep barrier).
         """
         return self._position
+
+    def send(self, msg: Message) -> None:
+        """Have ``msg`` (a host command) sent to the controller; safe from any thread.
+
+        It goes out at the reader thread's next turn (within a read timeout) while the port
+        is open; a command given while it is not waits for the next open.
+        """
+        self._commands.put(msg)
 
     def read_events(self, timeout: float) -> list[BoardEvent]:
         """The events waiting, after blocking up to ``timeout`` seconds for the first one."""
@@ -283,6 +297,11 @@ class SerialBoard:
             now = self._clock()
             events = self.link.feed(data, now) if data else []
             events += self.link.tick(now)
+            while True:
+                try:
+                    self.link.send(self._commands.get_nowait())
+                except queue.Empty:
+                    break
             out = self.link.outgoing()
             if out:
                 port.write(out)
