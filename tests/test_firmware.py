@@ -588,7 +588,7 @@ def test_boot_sends_hello_seq_0_then_the_snapshot_of_a_fully_read_board() -> Non
     msgs = decoded(hal)
     (_, s0, hello), (t1, s1, snap) = msgs[0], msgs[1]
     assert isinstance(hello, P.Hello) and s0 == 0
-    assert hello == P.Hello((1, 1, 0), (1, 1), 15, 15, 2, 7, 17, hal.board_id, ctl.boot_id)
+    assert hello == P.Hello((1, 2, 0), (1, 1), 15, 15, 2, 7, 17, hal.board_id, ctl.boot_id)
     assert isinstance(snap, P.Snapshot) and s1 == 1
     assert dict(snap.tags) == {P.Loc.cell("H8"): UID_A, P.Loc.slot(0, 0): UID_C}
     assert t1 <= 1000  # within the warm-up cap
