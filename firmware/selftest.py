@@ -95,12 +95,16 @@ class SelfTest:
 
     def extend(self, seconds, report_ms):
         """Another SELFTEST while it runs: the time limit ``seconds`` from now, the report
-        interval ``report_ms`` (0: unchanged); the counts go on."""
-        now = self.hal.ticks_ms()
-        self.end_at = self.hal.ticks_add(now, seconds * 1000)
+        interval ``report_ms`` (0: unchanged); the counts go on, and a report already due
+        (the first one, say) is not put off."""
+        hal = self.hal
+        now = hal.ticks_ms()
+        self.end_at = hal.ticks_add(now, seconds * 1000)
         if report_ms:
             self.report_ms = report_ms
-            self.next_report = self.hal.ticks_add(now, report_ms)
+            sooner = hal.ticks_add(now, report_ms)
+            if hal.ticks_diff(self.next_report, sooner) > 0:
+                self.next_report = sooner
 
     def expired(self, now):
         """True once the time limit has passed."""

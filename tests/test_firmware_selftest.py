@@ -266,6 +266,17 @@ def test_selftest_0_when_none_runs_is_acked_and_nothing_else(booted: tuple[FakeH
     assert reports(msgs) == [] and ctl.selftest is None
 
 
+def test_a_second_selftest_at_once_does_not_put_the_first_report_off(
+        booted: tuple[FakeHal, Scanner, Controller]) -> None:
+    hal, sc, ctl = booted
+    hal.host_send(P.encode(P.SelfTest(30, 500), 50) + P.encode(P.SelfTest(30, 500), 51))  # one read, both
+    run(hal, ctl, 30)
+    msgs = decoded(hal)
+    assert [m for _, _, m in msgs if isinstance(m, P.Ack)] == [P.Ack(50, P.AckStatus.OK), P.Ack(51, P.AckStatus.OK)]
+    (first,) = reports(msgs)
+    assert len(first.health) == 19 and first.elapsed_ms <= 5
+
+
 def test_the_time_limit_ends_it_and_another_selftest_extends_it(booted: tuple[FakeHal, Scanner, Controller]) -> None:
     hal, sc, ctl = booted
     t0 = hal.now_ms
