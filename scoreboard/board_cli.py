@@ -238,6 +238,7 @@ class SelfTestRun:
         self.guided = False
         self.away = False
         self.seen_version: dict[int, int] = {}
+        self.again = False  # the self-test is being started again: say so when it runs
 
     # --- the loop ---
 
@@ -338,6 +339,7 @@ class SelfTestRun:
             self.say(f"Test tile: {self.tiles.source}")
         elif hello.boot_id != before.boot_id:
             self.restarts += 1
+            self.again = True
             self.say("The board's controller restarted: starting the self-test again (what was read is kept).")
         self.running = False
         self._ask(self.clock())
@@ -352,6 +354,9 @@ class SelfTestRun:
         if not self.running and report.state is SelfTestState.RUNNING:
             self.running = True
             self.renewed_elapsed = report.elapsed_ms
+            if self.again:
+                self.again = False
+                self.say("The self-test runs again.")
         for e in tally.feed(report):
             self._tell(e)
         if report.state is not SelfTestState.RUNNING:
@@ -360,6 +365,7 @@ class SelfTestRun:
                 why = "its time limit passed" if report.state is SelfTestState.TIMED_OUT else "a new host spoke"
                 self.say(f"The board ended the self-test ({why}): starting it again.")
                 self.restarts += 1
+                self.again = True
                 self._ask(self.clock())
             return
         if not self.guided and len(tally.health) == tally.readers:
@@ -430,8 +436,8 @@ def _ms(times: tuple[float, float, float] | None) -> str:
     return "" if times is None else f"{times[0]:.1f} / {times[1]:.1f} / {times[2]:.1f} ms"
 
 
-def report_lines(outcome: Outcome, seconds: float, tiles: TestTiles) -> list[str]:
-    """The final report for people."""
+def report_lines(outcome: Outcome, seconds: float, tiles: TestTiles, link: BoardLink | None = None) -> list[str]:
+    """The final report for people (with what ``link`` dropped as unreadable)."""
     tally = outcome.tally
     ended = _ENDED[outcome.ended] + (f" of {seconds:g} s" if outcome.ended == "time limit" else "")
     lines = [f"Self-test ended: {ended}, after {outcome.seconds:.0f} s.", "Readers:"]
@@ -474,6 +480,10 @@ def report_lines(outcome: Outcome, seconds: float, tiles: TestTiles) -> list[str
     if tally.stray:
         lines.append("Reads of antennas no health report lists: "
                      + ", ".join(f"reader {r} antenna {a}" for r, a in sorted(tally.stray)))
+    if link is not None and link.stats.bad_payloads:
+        n = link.stats.bad_payloads
+        lines.append(f"The board sent {n} frame{'s' if n != 1 else ''} that could not be read (dropped: what they "
+                     f"held is missing here), the last: {link.last_error}")
     faulty = [v for v in verdicts if not v.ok]
     if tally.passed():
         lines.append(f"Result: PASS: {tally.readers} readers healthy, all {tally.total} antennas read the test tile.")
@@ -554,7 +564,7 @@ def cmd_board_selftest(
     except ScoreboardError as e:
         print(f"scoreboard: {e}", file=err)
         return EXIT_ERROR
-    for line in report_lines(outcome, args.seconds, tiles):
+    for line in report_lines(outcome, args.seconds, tiles, link):
         say(line)
     if args.json:
         print(json.dumps(report_json(outcome, args.seconds, tiles, link)), file=out, flush=True)

@@ -489,3 +489,41 @@ def test_the_self_test_runs_to_its_time_limit_on_an_in_process_board(tmp_path: P
     while b.ctl.selftest is not None and time.monotonic() < deadline:  # SELFTEST 0 ended it
         time.sleep(0.05)
     assert b.ctl.selftest is None
+
+
+def test_the_self_test_is_kept_going_past_its_lease(tmp_path: Path, bench: Callable[..., Bench],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(board_cli, "LEASE_S", 1)  # the board's time limit: 1 s of its clock
+    monkeypatch.setattr(board_cli, "RENEW_S", 100.0)  # the wall clock does not renew it here...
+    monkeypatch.setattr(board_cli, "RENEW_ELAPSED_MS", 300)  # ... the reports' time does
+    b = bench()
+    code, out, err = run_cli(args(tmp_path, "--tile", UID_T.hex(), "--seconds", "2", "--json"), b.cable)
+    assert code == board_cli.EXIT_FAIL
+    assert json.loads(out)["restarts"] == 0 and "ended the self-test" not in err
+
+
+def test_a_self_test_the_board_ended_is_started_again(tmp_path: Path, bench: Callable[..., Bench],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(board_cli, "LEASE_S", 1)
+    monkeypatch.setattr(board_cli, "RENEW_S", 100.0)
+    monkeypatch.setattr(board_cli, "RENEW_ELAPSED_MS", 10**9)  # never renewed: the board's limit passes
+    b = bench()
+    b.hal.place("H8", UID_T)
+    code, out, err = run_cli(args(tmp_path, "--tile", UID_T.hex(), "--seconds", "2", "--json"), b.cable)
+    assert code == board_cli.EXIT_FAIL
+    data = json.loads(out)
+    assert data["restarts"] >= 1 and [a["location"] for a in data["antennas"] if a["read"]] == ["H8"]
+    assert "The board ended the self-test (its time limit passed): starting it again.\nThe self-test runs again." in err
+
+
+def test_frames_the_link_could_not_read_are_in_the_report() -> None:
+    link = synced()
+    link.feed(P.encode_frame(P.FrameType.SELFTEST_REPORT, 2, _report_bytes(state=9)), 1.0)
+    tally, _ = tally_of(report(health_=TWO))
+    outcome = board_cli.Outcome(HELLO, tally, "interrupted", 3.0, 0)
+    tiles = board_cli.TestTiles(frozenset((UID_T,)), {}, "--tile")
+    lines = board_cli.report_lines(outcome, 600, tiles, link)
+    assert "The board sent 1 frame that could not be read (dropped: what they held is missing here), the last: " \
+           "SELFTEST_REPORT, byte 0 of 8: unknown state 9" in lines
+    assert lines[-1] == "Result: FAIL: 2 of 2 readers faulty (0, 1); 5 of 5 antennas never read the test tile."
+    assert json.loads(json.dumps(board_cli.report_json(outcome, 600, tiles, link)))["link"]["bad_payloads"] == 1
