@@ -527,3 +527,21 @@ def test_frames_the_link_could_not_read_are_in_the_report() -> None:
            "SELFTEST_REPORT, byte 0 of 8: unknown state 9" in lines
     assert lines[-1] == "Result: FAIL: 2 of 2 readers faulty (0, 1); 5 of 5 antennas never read the test tile."
     assert json.loads(json.dumps(board_cli.report_json(outcome, 600, tiles, link)))["link"]["bad_payloads"] == 1
+
+
+def test_the_spec_states_the_values_both_ends_use() -> None:
+    from firmware import controller as fw_controller
+    from firmware import selftest as fw_selftest
+
+    spec = (Path(__file__).resolve().parent.parent / "hardware" / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = spec[spec.index("## Self-test (1.1)"):spec.index("## Receiver rules")]
+    low, high = fw_controller.SELFTEST_SECONDS_RANGE
+    rlow, rhigh = fw_controller.SELFTEST_REPORT_MS_RANGE
+    assert f"`seconds` {low}–{high} starts the self-test" in section
+    assert f"report interval ms (u16: {rlow}–{rhigh}, 0 the default {fw_controller.SELFTEST_REPORT_MS})" in spec
+    assert f"fail {fw_selftest.FAIL_LIMIT} times in a row" in section
+    assert f"at most every {fw_selftest.RESET_MS // 1000} s" in section
+    assert f"at least every {fw_selftest.HEALTH_MS // 1000} s" in section
+    assert (f"a limit of {board_cli.LEASE_S} s, sent again every {board_cli.RENEW_S:g} s and every "
+            f"{board_cli.RENEW_ELAPSED_MS // 1000} s of the report's elapsed time") in " ".join(section.split())
+    assert f"longer than {F.MAX_PAYLOAD} bytes goes out as several" in section
