@@ -323,6 +323,7 @@ class SelfTestRun:
                 self.say(f"The board is {gone} ({event.reason}); waiting for it.")
             self.away = True
             self.running = False
+            self.awaiting = False  # (asked again when the board is back: BoardConnected)
         elif isinstance(event, BoardReconnected) and self.away:
             self.say(f"The board link is open again at {event.path}.")
 
