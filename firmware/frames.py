@@ -28,9 +28,11 @@ CHANGES = 0x03
 HEARTBEAT = 0x04
 FAULT = 0x05
 ACK = 0x06
+SELFTEST_REPORT = 0x07  # 1.1: the self-test's results
 REQUEST_SNAPSHOT = 0x81
 SET_SCAN = 0x82
 IDENTIFY = 0x83
+SELFTEST = 0x84  # 1.1: start, extend or end the self-test
 
 # Areas of a location.
 AREA_BOARD = 1
@@ -47,6 +49,22 @@ ACK_OK = 0
 ACK_UNKNOWN_TYPE = 1
 ACK_BAD_PAYLOAD = 2
 ACK_UNSUPPORTED_VALUE = 3
+
+# SELFTEST_REPORT states: running, or why the run ended (in its last report).
+SELFTEST_RUNNING = 0
+SELFTEST_STOPPED = 1  # the host's SELFTEST with 0 seconds
+SELFTEST_TIMED_OUT = 2  # its time limit passed without another SELFTEST
+SELFTEST_NEW_HOST = 3  # IDENTIFY, or a host opening the port
+
+# The result of a read in a SELFTEST_REPORT (1 and 2 as the FAULT codes).
+READ_EMPTY = 0
+READ_NO_RESPONSE = 1
+READ_BAD_DATA = 2
+READ_TAG = 3
+
+# A reader's health flags in a SELFTEST_REPORT.
+HEALTH_EXPANDER_FAILED = 0x01  # its MCP23S17 failed the address check at boot
+HEALTH_OUT_OF_SCAN = 0x02  # the normal scan had taken it out when the self-test began
 
 _HEADER = "<BBHH"
 _HEADER_SIZE = 6
@@ -311,6 +329,59 @@ SET_SCAN_SIZE = 9
 def set_scan_payload(stable_sweeps, stable_ms, empty_timeout_us, snapshot_ms, heartbeat_ms):
     """SET_SCAN (the host's; here for tests and tools); 0 leaves a value unchanged."""
     return struct.pack("<BHHHH", stable_sweeps, stable_ms, empty_timeout_us, snapshot_ms, heartbeat_ms)
+
+
+SELFTEST_SIZE = 4
+
+
+def selftest_payload(seconds, report_ms):
+    """SELFTEST (the host's; here for tests and tools): 0 seconds ends the self-test."""
+    return struct.pack("<HH", seconds, report_ms)
+
+
+def parse_selftest(payload):
+    """``(seconds, report_ms)`` of a SELFTEST; bytes after them are ignored, a short payload
+    is a FrameError."""
+    if len(payload) < SELFTEST_SIZE:
+        raise FrameError("SELFTEST payload of %d bytes, %d expected" % (len(payload), SELFTEST_SIZE))
+    return struct.unpack("<HH", payload[:SELFTEST_SIZE])
+
+
+def selftest_health(reader, version, flags, faults, resets, locs):
+    """A reader's health entry: VersionReg, HEALTH_* flags, faults since boot and resets in
+    this self-test (both up to 255), and the locations it covers, by antenna."""
+    out = bytearray((reader, version & 0xFF, flags, min(faults, 255), min(resets, 255), len(locs)))
+    for loc in locs:
+        out.append(loc >> 8)
+        out.append(loc & 0xFF)
+    return bytes(out)
+
+
+def selftest_summary(reader, antenna, result, count, min_us, max_us):
+    """The ``count`` empty, no-response or bad-data reads of one antenna since the last
+    report, the shortest and longest in microseconds (each up to 65535)."""
+    return struct.pack("<BBBHHH", reader, antenna, result, min(count, 0xFFFF), min(min_us, 0xFFFF),
+                       min(max_us, 0xFFFF))
+
+
+def selftest_tag(reader, antenna, time_us, uid):
+    """One read of a tag: its time in microseconds (up to 65535) and its UID."""
+    return struct.pack("<BBBHB", reader, antenna, READ_TAG, min(time_us, 0xFFFF), len(uid)) + bytes(uid)
+
+
+SELFTEST_REPORT_HEAD = 8  # state, elapsed ms, health count; read count
+
+
+def selftest_report_payload(state, elapsed_ms, health, reads):
+    """SELFTEST_REPORT: the state, the ms since the self-test began, then the entries made by
+    :func:`selftest_health` and by :func:`selftest_summary` or :func:`selftest_tag`."""
+    out = bytearray(struct.pack("<BIB", state, elapsed_ms & 0xFFFFFFFF, len(health)))
+    for entry in health:
+        out.extend(entry)
+    out.extend(struct.pack("<H", len(reads)))
+    for entry in reads:
+        out.extend(entry)
+    return bytes(out)
 
 
 def parse_set_scan(payload):

@@ -20,8 +20,14 @@ SETTLE_MAX_US = 5000  # ISO/IEC 14443-3: a tag is ready at most 5 ms after the f
 FRAME_MAX_US = 1300  # the longest exchange's frames on air: SELECT (9 bytes) and SAK at 106 kbit/s
 DEADLINE_MARGIN_US = 1000  # the timer's 25 us ticks, the reader's own processing, the IRQ line
 
-__all__ = ["SETTLE_MAX_US", "SETTLE_US", "TICKS_PERIOD", "BadRead", "Hal", "ReaderFault", "exchange_deadline_us",
-           "ticks_add", "ticks_diff"]
+# What a reader's VersionReg (0x37) reads: the NXP MFRC522 1.0 and 2.0, and the clones the
+# firmware accepts as well (FM17522 0x88, 0xB2, 0x12). 0x00 or 0xFF: nothing answers on SPI.
+MFRC522_VERSIONS = (0x91, 0x92)
+CLONE_VERSIONS = (0x88, 0xB2, 0x12)
+KNOWN_VERSIONS = MFRC522_VERSIONS + CLONE_VERSIONS
+
+__all__ = ["CLONE_VERSIONS", "KNOWN_VERSIONS", "MFRC522_VERSIONS", "SETTLE_MAX_US", "SETTLE_US", "TICKS_PERIOD",
+           "BadRead", "Hal", "ReaderFault", "exchange_deadline_us", "ticks_add", "ticks_diff"]
 
 
 class ReaderFault(Exception):
@@ -124,6 +130,16 @@ class Hal:
 
     def reset_reader(self, reader):
         """Reset ``reader`` through its RST line; True when it answers again."""
+        raise NotImplementedError
+
+    def reader_version(self, reader):
+        """The reader's VersionReg (0x37), read over SPI now: one of ``KNOWN_VERSIONS``, 0x00
+        or 0xFF when nothing answers. Only while ``reader`` has no read running."""
+        raise NotImplementedError
+
+    def expander_ok(self, reader):
+        """True when ``reader``'s MCP23S17 answered at its own address at boot
+        (``mcp23s17.enable_addresses``); False: its antennas cannot be switched."""
         raise NotImplementedError
 
     def read_uid(self, reader, antenna):

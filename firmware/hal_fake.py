@@ -98,11 +98,14 @@ class FakeExpanders:
 
     With ``erratum`` an expander whose A2 pin is high answers address 4 instead of 0 while
     IOCON.HAEN is clear (Microchip's erratum). A read nobody answers gives 0xFF (MISO
-    pulled up); several answering give the AND of their bytes.
+    pulled up); several answering give the AND of their bytes. ``straps`` gives an expander
+    whose address pins are wired (or soldered) wrong the address they really set.
     """
 
-    def __init__(self, devices: dict[int, int], erratum: bool = True) -> None:
+    def __init__(self, devices: dict[int, int], erratum: bool = True,
+                 straps: dict[tuple[int, int], int] | None = None) -> None:
         self.erratum = erratum
+        self.straps = dict(straps or {})  # (device, hw) -> the address its A2-A0 pins really give
         self.regs: dict[tuple[int, int], bytearray] = {}
         for device, count in devices.items():
             for hw in range(count):
@@ -116,10 +119,11 @@ class FakeExpanders:
         for (d, hw), regs in self.regs.items():
             if d != device:
                 continue
+            pins = self.straps.get((d, hw), hw)
             if regs[0x0A] & 0x08:
-                own = hw
+                own = pins
             else:
-                own = 4 if self.erratum and hw & 4 else 0
+                own = 4 if self.erratum and pins & 4 else 0
             if own == addr:
                 out.append(regs)
         return out
@@ -256,13 +260,17 @@ class FakeHal(Hal):
     exchange launched next to another live field is counted in ``keepout_violations``.
     ``haen_workaround=False`` sets up the expanders as the firmware did before the erratum
     was known (HAEN written to address 0 only); ``release_idle=False`` leaves an idle
-    reader's field on and its last antenna selected, as it did before.
+    reader's field on and its last antenna selected, as it did before. ``expander_straps``
+    maps a reader to the hardware address its expander's pins really give (a pin soldered
+    wrong): such an expander fails the address check at boot, and so may the one it
+    collides with. ``versions`` holds what each reader's VersionReg reads; a dead reader
+    reads 0xFF (nothing drives MISO).
     """
 
     def __init__(self, layout: Layout, *, board: VirtualBoard | None = None, costs: Costs | None = None,
                  seed: int = 0, ticks_base_ms: int = 0, board_id: bytes = b"\xe6\x61\x18\x60\x4b\x2d\x3a\x2f",
                  crosstalk_p: float = 0.5, settle_us: int | None = None, haen_workaround: bool = True,
-                 release_idle: bool = True) -> None:
+                 release_idle: bool = True, expander_straps: dict[int, int] | None = None) -> None:
         self.layout = layout
         self.readers = len(layout.readers)
         self.board = board if board is not None else VirtualBoard()
@@ -310,7 +318,9 @@ class FakeHal(Hal):
         for r in range(self.readers):
             device, hw = self.expander_of(r)
             groups[device] = max(groups.get(device, 0), hw + 1)
-        self.expanders = FakeExpanders(groups, erratum=self.costs.mcp_erratum)
+        straps = {self.expander_of(r): hw for r, hw in (expander_straps or {}).items()}
+        self.expanders = FakeExpanders(groups, erratum=self.costs.mcp_erratum, straps=straps)
+        self.versions = [0x92] * self.readers  # what each reader's VersionReg reads (MFRC522 2.0)
         self.unaddressed: list[int] = []  # readers whose expander failed the address check
         for device, count in groups.items():
             if haen_workaround:
@@ -548,6 +558,13 @@ class FakeHal(Hal):
             self.dead.discard(reader)
             self.revived.discard(reader)
         return True
+
+    def reader_version(self, reader: int) -> int:
+        self._cpu(self.costs.reg_us)
+        return 0xFF if reader in self.dead else self.versions[reader]
+
+    def expander_ok(self, reader: int) -> bool:
+        return reader not in self.unaddressed
 
     def kill_reader(self, reader: int) -> None:
         """``reader`` stops answering until it is revived and then reset."""

@@ -26,7 +26,7 @@ import machine
 import micropython
 from machine import SPI, Pin
 
-from firmware.hal import SETTLE_MAX_US, SETTLE_US, BadRead, Hal, ReaderFault, exchange_deadline_us
+from firmware.hal import KNOWN_VERSIONS, SETTLE_MAX_US, SETTLE_US, BadRead, Hal, ReaderFault, exchange_deadline_us
 from firmware.iso14443a import Select
 from firmware.mcp23s17 import enable_addresses
 
@@ -63,7 +63,6 @@ IRQ_IDLE = 0x10
 IRQ_ERR = 0x02
 IRQ_TIMER = 0x01
 ERR_MASK = 0x1B  # BufferOvfl, CollErr, ParityErr, ProtocolErr (CRC is checked in software)
-KNOWN_VERSIONS = (0x91, 0x92, 0x88, 0xB2, 0x12)  # MFRC522 1.0, 2.0 and common clones
 
 # MCP23S17 (BANK=0): IOCON, IODIRA, OLATA.
 MCP_IOCON = 0x0A
@@ -318,6 +317,12 @@ class Rp2Hal(Hal):
         self._error[r] = None
         self._init_reader(r)
         return True
+
+    def reader_version(self, reader):
+        return self._read(reader, VersionReg)
+
+    def expander_ok(self, reader):
+        return reader not in self._unaddressed
 
     def start_read(self, reader, antenna, known=None):
         r = reader

@@ -175,6 +175,8 @@ class Scanner:
         self.active = [-1] * nr
         self.retries = [0] * nr
         self.state = [OK] * nr
+        self.fault_counts = [0] * nr  # how often each reader was taken out of the scan since boot
+        self.paused = False  # the self-test has the readers: no read is started
         self.bad_run = [0] * nr
         self.next_reset = [0] * nr
         self.min_pass = [0] * nr
@@ -283,6 +285,8 @@ class Scanner:
                 progressed = True
         if hal.ticks_diff(now, self.next_refresh) >= 0:
             self._refresh(now)
+        if self.paused:
+            return progressed
         for r in range(len(self.ants)):
             if self.active[r] < 0 and self.state[r] != FAULTY:
                 if self._start(r):
@@ -348,7 +352,8 @@ class Scanner:
         if self.state[r] == PROBATION:
             self.state[r] = OK
             self._faults.append((r, FAULT_RECOVERED))
-        if uid is None and self.retries[r] > 0 and (isinstance(self.cand[i], bytes) or isinstance(self.stable[i], bytes)):
+        if uid is None and self.retries[r] > 0 and not self.paused and (
+                isinstance(self.cand[i], bytes) or isinstance(self.stable[i], bytes)):
             self.retries[r] -= 1  # a tag was here: make sure it is gone
             hal.start_read(r, self.antenna_of[i])
             return
@@ -446,10 +451,56 @@ class Scanner:
                 unseen += 1
         self.unseen = unseen  # 0: nothing to scan, no sweep ends until a reader is back
 
+    # --- the self-test takes the readers --------------------------------------------------
+
+    def busy(self):
+        """True while a read started by the scan is still running."""
+        for i in self.active:
+            if i >= 0:
+                return True
+        return False
+
+    def pause(self, limit_ms=100):
+        """Start no more reads and finish those running (without re-reads); the readers are
+        then free for the self-test. Waits ``limit_ms`` at most (a read ends by its deadline
+        long before: TIMING.md)."""
+        self.paused = True
+        hal = self.hal
+        start = hal.ticks_ms()
+        while self.busy() and hal.ticks_diff(hal.ticks_ms(), start) < limit_ms:
+            r = hal.ready()
+            if r >= 0:
+                self._finish(r)
+            else:
+                hal.idle(500)
+
+    def resume(self):
+        """Scan again after a pause, every location read afresh: the readings of before are
+        forgotten (tiles may have moved meanwhile), so every stable reading is UNKNOWN until
+        read again, as after boot. Readers keep their state (faulty ones stay out)."""
+        now = self.hal.ticks_ms()
+        self.paused = False
+        for i in range(self.n):
+            self.stable[i] = UNKNOWN
+            self.cand[i] = UNKNOWN
+            self.count[i] = 0
+            self.since[i] = now
+            self.occ[i] = False
+            self.occ_nb[i] = 0
+            self.checks[i] = 0
+        for i in range(self.n):
+            self.stride[i] = self._stride(i)
+        for r in range(len(self.ants)):
+            self._update_min(r)
+        self._changes = []
+        self.last_progress = now
+        self._new_sweep(now)
+
     # --- faults -----------------------------------------------------------------------
 
     def _fail(self, r, code):
         self._faults.append((r, code))
+        self.fault_counts[r] += 1
         self.state[r] = FAULTY
         self.active[r] = -1
         self.next_reset[r] = self.hal.ticks_add(self.hal.ticks_ms(), self.reset_ms)

@@ -2,8 +2,8 @@
 
 Every subcommand's arguments are declared here; what a subcommand does lives in its own
 module (``replay_cli``, ``config_cli``, ``lexicon_cli``, ``demo``, ``enroll_cli``,
-``export_cli``, ``run_cli``, ``sim.cli``, ``bench``), imported only when that subcommand
-runs: ``scoreboard --help`` and each subcommand's ``--help`` load nothing but this module.
+``board_cli``, ``export_cli``, ``run_cli``, ``sim.cli``, ``bench``), imported only when that
+subcommand runs: ``scoreboard --help`` and each subcommand's ``--help`` load nothing but this module.
 """
 
 from __future__ import annotations
@@ -46,6 +46,16 @@ def _letter(text: str) -> str:
     from scoreboard.enroll_cli import parse_letter
 
     return parse_letter(text)
+
+
+def _seconds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of seconds: {text!r}") from None
+    if not 1 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"from 1 to 3600 seconds, not {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -175,6 +185,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="enroll this letter (again), replacing its tiles; '?' or 'blank' for the blank; repeatable",
     )
     p.set_defaults(func=Handler("scoreboard.enroll_cli:cmd_enroll"))
+
+    p = sub.add_parser("board", help="the board controller: its self-test")
+    bsub = p.add_subparsers(dest="board_command", required=True, metavar="ACTION")
+    b = bsub.add_parser(
+        "selftest",
+        help="check every reader and antenna with a test tile: the first thing to run on a new board",
+        description="Start the board controller's self-test: every reader's health (does its MFRC522 "
+        "answer on SPI, did its MCP23S17 pass the address check), then slide the test tile across "
+        "every cell and rack slot while the antennas that read it are listed; at the end a report per "
+        "reader and antenna (read or not, reads, read time) and the antennas that never read it. The "
+        "test tile: --tile UID, else any tile enrolled for --set (else for any set). It ends when "
+        "every antenna has read the tile, after --seconds, or on Ctrl-C. Exit 0 when every reader is "
+        "healthy and every antenna read the tile, 1 when not, 2 when the self-test cannot run.",
+    )
+    b.add_argument("--link", metavar="PATH", help="board link (serial device, e.g. /dev/serial/by-id/...)")
+    b.add_argument("--set", dest="tile_set", choices=LANGUAGES, help="the tile set whose enrolled tiles are test tiles")
+    b.add_argument("--tile", metavar="UID", help="the test tile's UID in hex (e.g. 04A1B2C3D4E5F6)")
+    b.add_argument("--seconds", type=_seconds, default=600, metavar="N",
+                   help="time to slide the tile over the board, 1-3600 (default 600)")
+    b.add_argument("--json", action="store_true", help="the guidance to stderr, one JSON object on stdout at the end")
+    b.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    b.set_defaults(func=Handler("scoreboard.board_cli:cmd_board_selftest"))
 
     p = sub.add_parser(
         "export",

@@ -18,16 +18,14 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from drivers.board.snapshot import BoardSnapshot
 from engine.errors import ScoreboardError
 from engine.tiles import BLANK
 
 from .enrollment import Enrollment, Prompt
-
-if TYPE_CHECKING:
-    from .config import Config
+from .link_path import NoBoardLinkError, link_path
 from .registry import (
     IncompleteRegistryError,
     TileRegistry,
@@ -43,10 +41,6 @@ EXIT_STOPPED = 1  # quit, end of input, or a registry still incomplete: progress
 EXIT_ERROR = 2  # configuration, registry file, board link
 
 
-class NoBoardLinkError(ScoreboardError, ValueError):
-    """No board link path given (``--link``) nor configured."""
-
-
 def board_opener() -> BoardOpener:
     """``drivers.board.serial_link.open_board`` (imported when the command runs)."""
     from drivers.board.serial_link import open_board
@@ -57,20 +51,6 @@ def board_opener() -> BoardOpener:
 def parse_letter(text: str) -> str:
     """A letter as ``--letter`` takes it: ``a`` → ``A``, ``blank`` or ``?`` → ``?``."""
     return BLANK if text.strip().lower() in ("?", "blank") else text.strip().upper()
-
-
-def _link_path(args: argparse.Namespace, config: Config) -> str:
-    """--link, else board.link, else the first by-id port matching board.pattern."""
-    if args.link:
-        return str(args.link)
-    if config.board.link:
-        return config.board.link
-    from drivers.board.serial_link import BoardNotFoundError, find_port
-
-    try:
-        return find_port(None, config.board.pattern)
-    except BoardNotFoundError as e:
-        raise NoBoardLinkError(f"no board link ({e}): pass --link PATH or set board.link") from None
 
 
 def cmd_enroll(
@@ -95,7 +75,7 @@ def cmd_enroll(
                 file=out,
             )
             return EXIT_COMPLETE
-        link = _link_path(args, config)
+        link = link_path(args.link, config)
         board = (open_board or board_opener())(link)
     except ScoreboardError as e:
         print(f"scoreboard: {e}", file=sys.stderr)

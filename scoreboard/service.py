@@ -24,8 +24,10 @@ from typing import Any, Protocol, TextIO, assert_never
 
 from drivers.board.link import (
     BoardConnected,
+    CommandRefused,
     LinkLost,
     ReaderFault,
+    SelfTestReported,
     SnapshotReceived,
     UnsupportedBoard,
     VersionMismatch,
@@ -235,6 +237,11 @@ class Service:
                 self.handle(ReaderState(reader, code is FaultCode.RECOVERED, locs, at))
             case BoardReconnected(device=device):
                 log.info("board port open at %s", device)
+            case CommandRefused(command=command, status=status):
+                log.warning("the board controller refused %s: %s", command.name, status.name)
+            case SelfTestReported():
+                # (the service never starts one, and its IDENTIFY on opening the port ends any)
+                log.warning("a self-test report from the board, ignored")
             case _:
                 assert_never(event)
 

@@ -263,7 +263,7 @@ def test_a_fault_report_off_the_board_is_a_bad_payload() -> None:
 
 def test_unknown_frame_types_of_our_major_are_counted_and_ignored() -> None:
     link = synced()
-    events = link.feed(encode_frame(0x07, 2, b"from 1.4") + encode(Changes(3, MOVE), 3), 0.1)
+    events = link.feed(encode_frame(0x08, 2, b"from 1.4") + encode(Changes(3, MOVE), 3), 0.1)
     assert boards(events) == [BoardSnapshot.of(TAGS).with_changes(MOVE)]
     assert link.stats.unknown_types == 1 and link.stats.sequence_errors == 0 and sent(link) == []
 

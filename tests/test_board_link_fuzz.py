@@ -187,7 +187,7 @@ def forgery(rng: random.Random, ctl: Controller) -> bytes:
     if kind == 1:
         return raw(FrameType.CHANGES, seq, tag_payload(ctl.sweep, tags))
     if kind == 2:  # a type this host does not know
-        return raw(rng.randrange(0x07, 0x80), seq, rng.randbytes(rng.randrange(0, 40)))
+        return raw(rng.randrange(0x08, 0x80), seq, rng.randbytes(rng.randrange(0, 40)))
     if kind == 3:  # a length field that lies
         payload = tag_payload(ctl.sweep, phantom)
         return raw(FrameType.SNAPSHOT, seq, payload, length=len(payload) + rng.choice((-2, -1, 1, 3)))

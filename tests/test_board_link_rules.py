@@ -440,3 +440,23 @@ def test_a_repeated_1_0_heartbeat_is_a_gap_not_a_restart() -> None:
     link.feed(old, 10.6)  # repeated: its uptime went back, but it is dropped as a repeat first
     assert link.stats.reboots == 0 and link.stats.sequence_errors == 1
     assert sent(link) == [RequestSnapshot()]
+
+
+def test_a_location_outside_the_geometry_soon_after_an_identify_still_gets_its_retry() -> None:
+    """The fuzz found a link waiting for a HELLO for good: an IDENTIFY answered (in sync
+    again), then within a second a frame outside the geometry. No IDENTIFY went out then (one
+    had just gone), and none ever did; now the retry runs from the last IDENTIFY."""
+    link = hello_link()
+    link.outgoing()
+    outside = forged(FrameType.CHANGES, 1, x("01 00 00 00 01 00 02 07 07 04 a1 b2 c3 d4 e5 f6"))  # slot 8 of 7
+    link.feed(outside, 0.1)
+    assert sent(link) == [Identify()] and link.state is LinkState.WAITING_HELLO
+    link.feed(encode(HELLO, 2) + forged(FrameType.SNAPSHOT, 3, x("01 00 00 00 00 00")), 0.3)
+    assert link.state is LinkState.SYNCED
+    sent(link)
+    link.feed(forged(FrameType.CHANGES, 4, x("01 00 00 00 01 00 02 07 07 04 a1 b2 c3 d4 e5 f6")), 0.5)
+    assert link.state is LinkState.WAITING_HELLO and sent(link) == []  # (an IDENTIFY went out 0.4 s ago)
+    link.tick(1.05)
+    assert sent(link) == []
+    link.tick(1.15)
+    assert sent(link) == [Identify()]  # 1 s after the last one (at 0.1 s)

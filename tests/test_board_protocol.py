@@ -22,7 +22,14 @@ from drivers.board.protocol import (
     Identify,
     Loc,
     ProtocolError,
+    AntennaReads,
+    HealthFlag,
+    ReaderHealth,
+    ReadResult,
     RequestSnapshot,
+    SelfTest,
+    SelfTestReport,
+    SelfTestState,
     SequenceTracker,
     SetScan,
     Snapshot,
@@ -51,6 +58,11 @@ EXPECTED = {
     "REQUEST_SNAPSHOT": (RequestSnapshot(), 5),
     "SET_SCAN": (SetScan(3, 150, 1500, 1000, 500), 6),
     "IDENTIFY": (Identify(), 7),
+    "SELFTEST": (SelfTest(30, 500), 8),
+    "SELFTEST_REPORT": (SelfTestReport(
+        SelfTestState.RUNNING, 500,
+        (ReaderHealth(15, 0x92, HealthFlag.NONE, 0, 0, tuple(Loc.slot(0, s) for s in range(7))),),
+        (AntennaReads(15, 0, ReadResult.EMPTY, 95, 2611, 2893), AntennaReads.tag(15, 2, 7904, UID1))), 12),
 }
 
 

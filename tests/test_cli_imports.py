@@ -46,6 +46,7 @@ def loaded(*argv: str) -> list[str]:
         ("replay", "--help"),
         ("export", "--help"),
         ("enroll", "--help"),
+        ("board", "selftest", "--help"),
         ("simulate-board", "--help"),
         ("lexicon", "check", "--help"),
         ("config", "--help"),

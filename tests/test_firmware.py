@@ -82,6 +82,19 @@ def message_pairs(rng: random.Random) -> Iterator[tuple[P.Message, int, bytes]]:
     yield P.SetScan(sweeps, *scan), F.SET_SCAN, F.set_scan_payload(sweeps, *scan)
     yield P.RequestSnapshot(), F.REQUEST_SNAPSHOT, b""
     yield P.Identify(), F.IDENTIFY, b""
+    seconds, report_ms = rng.randrange(2**16), rng.randrange(2**16)
+    yield P.SelfTest(seconds, report_ms), F.SELFTEST, F.selftest_payload(seconds, report_ms)
+    locs = random_locs(rng, rng.randrange(0, 16))
+    health = (reader, rng.randrange(256), rng.randrange(4), rng.randrange(256), rng.randrange(256))
+    uid, took = random_uid(rng), rng.randrange(2**16)
+    counts = (rng.randrange(1, 2**16), rng.randrange(2**15), rng.randrange(2**15, 2**16))
+    report = P.SelfTestReport(
+        P.SelfTestState(code), sweep, (P.ReaderHealth(*health[:2], P.HealthFlag(health[2]), *health[3:],
+                                                      tuple(to_host(lc) for lc in locs)),),
+        (P.AntennaReads(reader, 0, P.ReadResult(code % 3), *counts), P.AntennaReads.tag(reader, 0, took, uid)))
+    yield report, F.SELFTEST_REPORT, F.selftest_report_payload(
+        code, sweep, [F.selftest_health(*health, locs)],
+        [F.selftest_summary(reader, 0, code % 3, *counts), F.selftest_tag(reader, 0, took, uid)])
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -575,7 +588,7 @@ def test_boot_sends_hello_seq_0_then_the_snapshot_of_a_fully_read_board() -> Non
     msgs = decoded(hal)
     (_, s0, hello), (t1, s1, snap) = msgs[0], msgs[1]
     assert isinstance(hello, P.Hello) and s0 == 0
-    assert hello == P.Hello((1, 1, 0), (1, 1), 15, 15, 2, 7, 17, hal.board_id, ctl.boot_id)
+    assert hello == P.Hello((1, 2, 0), (1, 1), 15, 15, 2, 7, 17, hal.board_id, ctl.boot_id)
     assert isinstance(snap, P.Snapshot) and s1 == 1
     assert dict(snap.tags) == {P.Loc.cell("H8"): UID_A, P.Loc.slot(0, 0): UID_C}
     assert t1 <= 1000  # within the warm-up cap
@@ -680,7 +693,7 @@ def test_a_short_set_scan_is_a_bad_payload(booted: tuple[FakeHal, Scanner, Contr
     assert acks == [P.Ack(8, P.AckStatus.BAD_PAYLOAD)]
 
 
-@pytest.mark.parametrize("kind", [0x84, 0xFF, 0x01, 0x7F])
+@pytest.mark.parametrize("kind", [0x85, 0xFF, 0x01, 0x7F])
 def test_an_unknown_frame_type_is_acked_as_such(booted: tuple[FakeHal, Scanner, Controller], kind: int) -> None:
     hal, sc, ctl = booted
     decoded(hal)

@@ -1,4 +1,4 @@
-"""hardware/PROTOCOL.md 1.1's worked examples (E1-E13), checked frame by frame.
+"""hardware/PROTOCOL.md 1.1's worked examples (E1-E16), checked frame by frame.
 
 Every ``wire:`` line of the spec is parsed with the host's parser, its ``payload:`` and
 ``body:`` lines compared, its bytes rebuilt by a reference encoder written here from the spec
@@ -25,13 +25,21 @@ from typing import Any
 
 import pytest
 
-from drivers.board.link import BoardLink, LinkState
+from drivers.board.link import BoardLink, CommandRefused, LinkState, SelfTestReported
 from drivers.board.protocol import (
+    AckStatus,
+    AntennaReads,
     Area,
     FrameParser,
     FrameType,
+    HealthFlag,
     Loc,
     ProtocolError,
+    ReaderHealth,
+    ReaderOutOfRangeError,
+    ReadResult,
+    SelfTest,
+    SelfTestState,
     SetScan,
     cobs_decode,
     decode_payload,
@@ -57,6 +65,7 @@ UID5 = bytes.fromhex("045A6B7C8D9EAF")
 REFERENCE = {"cols": 15, "rows": 15, "racks": 4, "slots": 7, "readers": 19}
 HELLO_11 = {"firmware": (1, 1, 0), "protocol": (1, 1), **REFERENCE, "board_id": BOARD_ID}
 SCAN = {"stable_sweeps": 3, "stable_ms": 150, "empty_timeout_us": 1500, "snapshot_ms": 1000, "heartbeat_ms": 500}
+RACK1 = tuple(Loc.slot(0, s) for s in range(7))
 RACK2 = tuple(Loc.slot(1, s) for s in range(7))
 
 
@@ -68,10 +77,11 @@ def cell(name: str) -> Loc:
 class X:
     """What the spec says one frame is: its type, seq, flags and decoded fields.
 
-    ``fields`` are the 1.0 fields of the host's message; ``boot_id`` the 1.1 field appended
-    after them; ``appended`` bytes after everything known (ignored); ``off_board`` the
-    locations the reference HELLO does not declare (a bad payload by rule 9); ``raw`` the
-    payload of a type the host does not know.
+    ``fields`` are the 1.0 fields of the host's message (or a 1.1 type's); ``boot_id`` the 1.1
+    field appended after them; ``appended`` bytes after everything known (ignored);
+    ``off_board`` the locations the reference HELLO does not declare (a bad payload by rule
+    9); ``bad_reader`` a reader it does not have (rule 9 too); ``raw`` the payload of a type
+    the host does not know.
     """
 
     kind: int
@@ -81,6 +91,7 @@ class X:
     boot_id: int | None = None
     appended: bytes = b""
     off_board: tuple[Loc, ...] = ()
+    bad_reader: int | None = None
     raw: bytes | None = None
 
 
@@ -124,7 +135,7 @@ EXPECTED: dict[str, list[X]] = {
     ],
     "E9": [X(FrameType.HEARTBEAT, 901, {"sweep": 90001, "uptime_ms": 45001000, "sweep_ms": 99, "faulty_readers": 0},
              flags=1, boot_id=BOOT_A)],
-    "E10": [X(0x07, 902, raw=bytes.fromhex("aa55"))],
+    "E10": [X(0x08, 902, raw=bytes.fromhex("aa55"))],
     "E11": [X(FrameType.SNAPSHOT, 48, {"sweep": 1206, "tags": ((cell("H8"), UID2),)}, appended=b"\x00")],
     "E12": [
         X(FrameType.FAULT, 50, {"reader": 16, "code": 1, "locs": RACK2}),
@@ -137,6 +148,27 @@ EXPECTED: dict[str, list[X]] = {
         X(FrameType.SET_SCAN, 22, {"stable_sweeps": 0, "stable_ms": 0, "empty_timeout_us": 0, "snapshot_ms": 0,
                                    "heartbeat_ms": 2000}),
         X(FrameType.ACK, 60, {"seq": 22, "status": 3}),
+    ],
+    "E14": [
+        X(FrameType.SELFTEST, 30, {"seconds": 30, "report_ms": 500}),
+        X(FrameType.ACK, 70, {"seq": 30, "status": 0}),
+        X(FrameType.SELFTEST_REPORT, 81, {
+            "state": SelfTestState.RUNNING, "elapsed_ms": 2503,
+            "health": (ReaderHealth(16, 0xFF, HealthFlag.OUT_OF_SCAN, 1, 2, RACK2),),
+            "reads": (AntennaReads(7, 8, ReadResult.EMPTY, 37, 3979, 6360),
+                      AntennaReads(16, 0, ReadResult.NO_RESPONSE, 13, 6838, 9048),
+                      AntennaReads.tag(7, 7, 14484, UID1))}),
+        X(FrameType.SELFTEST, 31, {"seconds": 0, "report_ms": 0}),
+    ],
+    "E15": [
+        X(FrameType.SELFTEST, 5, {"seconds": 30, "report_ms": 500}),
+        X(FrameType.ACK, 12, {"seq": 5, "status": 1}),
+    ],
+    "E16": [
+        X(FrameType.SELFTEST_REPORT, 90, {
+            "state": SelfTestState.RUNNING, "elapsed_ms": 3003, "health": (),
+            "reads": (AntennaReads(19, 0, ReadResult.EMPTY, 41, 2604, 2790),)}, bad_reader=19),
+        X(FrameType.REQUEST_SNAPSHOT, 32),
     ],
 }
 
@@ -238,11 +270,31 @@ def ref_payload(x: X) -> bytes:
         out = struct.pack("<HB", f["seq"], f["status"])
     elif x.kind == FrameType.SET_SCAN:
         out = struct.pack("<BHHHH", *(f[k] for k in SCAN))
+    elif x.kind == FrameType.SELFTEST:
+        out = struct.pack("<HH", f["seconds"], f["report_ms"])
+    elif x.kind == FrameType.SELFTEST_REPORT:
+        out = ref_report(f)
     else:
         out = b""
     if x.boot_id is not None:
         out += struct.pack("<I", x.boot_id)
     return out + x.appended
+
+
+def ref_report(f: dict[str, Any]) -> bytes:
+    """A SELFTEST_REPORT laid out as the spec's "Self-test" section says."""
+    out = struct.pack("<BIB", f["state"], f["elapsed_ms"], len(f["health"]))
+    for h in f["health"]:
+        out += bytes((h.reader, h.version, h.flags, h.faults, h.resets, len(h.locs)))
+        out += b"".join(bytes((loc.area, loc.index)) for loc in h.locs)
+    out += struct.pack("<H", len(f["reads"]))
+    for r in f["reads"]:
+        out += bytes((r.reader, r.antenna, r.result))
+        if r.result == 3:
+            out += struct.pack("<HB", r.min_us, len(r.uid)) + r.uid
+        else:
+            out += struct.pack("<HHH", r.count, r.min_us, r.max_us)
+    return out
 
 
 def known_part(x: X, payload: bytes) -> bytes:
@@ -296,9 +348,11 @@ def test_worked_example_frame(name: str, i: int) -> None:
 
     # Every location is on the reference board, but those the example says are not.
     locs = [loc for loc, _ in x.fields.get("tags", ()) + x.fields.get("changes", ())] + list(x.fields.get("locs", ()))
+    locs += [loc for h in x.fields.get("health", ()) for loc in h.locs]
     assert [loc for loc in locs if not on_reference_board(loc)] == list(x.off_board)
-    if x.kind == FrameType.FAULT:
-        assert x.fields["reader"] < REFERENCE["readers"]
+    readers = [x.fields["reader"]] if x.kind == FrameType.FAULT else []
+    readers += [e.reader for e in x.fields.get("health", ()) + x.fields.get("reads", ())]
+    assert [r for r in readers if r >= REFERENCE["readers"]] == ([] if x.bad_reader is None else [x.bad_reader])
 
 
 BOOT_FRAMES = [(n, i) for n, i in all_frames() if EXPECTED[n][i].boot_id is not None]
@@ -490,6 +544,76 @@ def test_e8_link_takes_a_wrap_for_no_restart() -> None:
     link.feed(a, 10.0)
     link.feed(b, 10.5)
     assert link.stats.reboots == 0 and sent_types(link) == []
+
+
+def selftest_report_payload(x: X) -> bytes:
+    """The payload of ``x`` made by the firmware's encoder (firmware/frames.py)."""
+    f = x.fields
+    health = [fw_frames.selftest_health(h.reader, h.version, h.flags, h.faults, h.resets,
+                                        [loc.area << 8 | loc.index for loc in h.locs]) for h in f["health"]]
+    reads = [fw_frames.selftest_tag(r.reader, r.antenna, r.min_us, r.uid) if r.result is ReadResult.TAG
+             else fw_frames.selftest_summary(r.reader, r.antenna, r.result, r.count, r.min_us, r.max_us)
+             for r in f["reads"]]
+    return bytes(fw_frames.selftest_report_payload(f["state"], f["elapsed_ms"], health, reads))
+
+
+@pytest.mark.parametrize(("name", "i"), [(n, i) for n, i in all_frames()
+                                         if EXPECTED[n][i].kind in (FrameType.SELFTEST, FrameType.SELFTEST_REPORT)])
+def test_the_firmware_encodes_the_self_test_examples_alike(name: str, i: int) -> None:
+    x = EXPECTED[name][i]
+    payload = spec_frames()[name][i]["payload"]
+    if x.kind == FrameType.SELFTEST:
+        assert fw_frames.selftest_payload(x.fields["seconds"], x.fields["report_ms"]) == payload
+        assert fw_frames.parse_selftest(payload) == (x.fields["seconds"], x.fields["report_ms"])
+    else:
+        assert selftest_report_payload(x) == payload
+
+
+def test_e14_link_reports_the_self_test() -> None:
+    link = synced_at(70)
+    selftest30, ack70, report81, selftest31 = wires("E14")
+    link._tx_seq = 30  # (the host's seq as the example has it)
+    assert link.send(SelfTest(30, 500)) == 30
+    assert link.outgoing() == selftest30
+    first = struct.pack("<BIBH", 0, 0, 0, 0)  # (the first report, its 19 health entries left out)
+    events = link.feed(ack70 + ref_frame(FrameType.SELFTEST_REPORT, 71, first), 0.1)
+    assert [type(e) for e in events] == [SelfTestReported]
+    link.feed(b"".join(ref_frame(FrameType.HEARTBEAT, seq, struct.pack("<IIHBI", 1, 1000, 100, 0, BOOT_A))
+                       for seq in range(72, 81)), 2.0)
+    (event,) = link.feed(report81, 2.5)
+    assert isinstance(event, SelfTestReported)
+    assert event.report == decode_payload(FrameType.SELFTEST_REPORT, spec_frames()["E14"][2]["payload"])
+    assert link.stats.bad_payloads == 0 and link.stats.sequence_errors == 0
+    link.send(SelfTest(0, 0))
+    assert link.outgoing() == selftest31
+
+
+def test_e15_link_names_the_command_a_controller_does_not_know() -> None:
+    link = synced_at(12)
+    selftest5, ack12 = wires("E15")
+    link._tx_seq = 5
+    link.send(SelfTest(30, 500))
+    assert link.outgoing() == selftest5
+    (event,) = link.feed(ack12, 1.0)
+    assert event == CommandRefused(FrameType.SELFTEST, 5, AckStatus.UNKNOWN_TYPE, 1.0)
+    assert link.state is LinkState.SYNCED  # nothing else changes
+    assert link.stats.nacks == 1
+
+
+def test_e16_link_refuses_a_reader_the_hello_does_not_have() -> None:
+    link = synced_at(90)
+    report90, request32 = wires("E16")
+    link._tx_seq = 32
+    assert link.feed(report90, 1.0) == []
+    assert link.outgoing() == request32
+    assert link.stats.bad_payloads == 1
+    assert isinstance(link.last_error, ReaderOutOfRangeError)
+    assert (link.last_error.reader, link.last_error.readers) == (19, 19)
+    assert "reader 19" in str(link.last_error) and "19 readers" in str(link.last_error)
+    # the reports that follow in sequence are taken meanwhile
+    following = ref_frame(FrameType.SELFTEST_REPORT, 91, struct.pack("<BIBH", 0, 3503, 0, 0))
+    (event,) = link.feed(following, 1.5)
+    assert isinstance(event, SelfTestReported) and event.report.elapsed_ms == 3503
 
 
 def test_e11_link_ignores_appended_bytes_from_a_1_0_controller() -> None:

@@ -29,7 +29,13 @@ The rules it applies:
   HELLO's, whatever its seq (1.1), or whose uptime advanced, counted modulo 2**32, by more
   than the host's clock and 2 s (a 1.0 controller, whose uptime is all there is);
 - no valid frame for ``timeout`` seconds is a :class:`LinkLost`; the link then asks for a
-  HELLO again.
+  HELLO again;
+- a FAULT or SELFTEST_REPORT naming a reader the HELLO does not have is a bad payload
+  (:class:`~drivers.board.protocol.ReaderOutOfRangeError`); the last bad payload's error is
+  kept in :attr:`BoardLink.last_error`;
+- a SELFTEST_REPORT (the self-test, 1.1) is reported as :class:`SelfTestReported`; an ACK
+  refusing a command this link sent as :class:`CommandRefused` (a controller that does not
+  know SELFTEST answers "unknown type").
 """
 
 from __future__ import annotations
@@ -62,11 +68,14 @@ from .protocol import (
     Message,
     OutsideGeometryError,
     ProtocolError,
+    ReaderOutOfRangeError,
     RequestSnapshot,
+    SelfTestReport,
     SequenceTracker,
     SetScan,
     Snapshot,
     decode_payload,
+    decode_selftest_report,
     encode,
     read_boot_id,
 )
@@ -79,6 +88,7 @@ UPTIME_SLACK = 2.0  # s: a 1.0 controller's uptime may run ahead of the host's c
 UPTIME_WRAP = 1 << 32  # the uptime is a u32 of milliseconds: it wraps after 49.7 days
 
 _CONTROLLER_TYPES = frozenset(t for t in FrameType if t < 0x80)
+SENT_REMEMBERED = 64  # host frames whose type the link remembers, to name what an ACK refuses
 
 
 class LinkConfigError(ScoreboardError, ValueError):
@@ -161,6 +171,29 @@ class UnsupportedBoard(BoardEvent):
     def shown(self) -> str:
         """The reason, short enough for the display."""
         return self.reason
+
+
+@dataclass(frozen=True)
+class SelfTestReported(BoardEvent):
+    """A SELFTEST_REPORT: the self-test's results since its previous report (1.1)."""
+
+    report: SelfTestReport
+    at: float
+
+
+@dataclass(frozen=True)
+class CommandRefused(BoardEvent):
+    """The controller answered a command this link sent with an ACK other than OK.
+
+    ``command``: the command's type; ``seq``: its seq; ``status``: the answer.
+    UNKNOWN_TYPE: the firmware does not know the command (a SELFTEST to a controller
+    without the self-test); BAD_PAYLOAD and UNSUPPORTED_VALUE: it refused its values.
+    """
+
+    command: FrameType
+    seq: int
+    status: AckStatus
+    at: float
 
 
 @dataclass(frozen=True)
@@ -268,6 +301,8 @@ class BoardLink:
         self._taken: Hello | None = None  # the last HELLO taken (kept through refusals and losses)
         self._identify_seq: int | None = None  # our last IDENTIFY's seq
         self._answered = False  # its ACK came: the next HELLO is the answer (confirms a held one)
+        self._sent: dict[int, FrameType] = {}  # the type of our last frames, by seq
+        self.last_error: ProtocolError | None = None  # the last bad payload's error
         self._counts = dict.fromkeys(
             (
                 "bad_payloads", "outside_geometry", "unknown_types", "ignored", "snapshot_requests",
@@ -301,10 +336,14 @@ class BoardLink:
         self._beat = None
         self._identify(now)
 
-    def send(self, msg: Message) -> None:
-        """Queue a host frame (numbered here) for :meth:`outgoing`."""
-        self._out += encode(msg, self._tx_seq)
-        self._tx_seq = (self._tx_seq + 1) & 0xFFFF
+    def send(self, msg: Message) -> int:
+        """Queue a host frame (numbered here) for :meth:`outgoing`; its seq."""
+        seq = self._tx_seq
+        self._out += encode(msg, seq)
+        self._sent[seq] = msg.type
+        self._sent.pop((seq - SENT_REMEMBERED) & 0xFFFF, None)
+        self._tx_seq = (seq + 1) & 0xFFFF
+        return seq
 
     def outgoing(self) -> bytes:
         """The bytes to write to the controller now (emptied by the call)."""
@@ -384,12 +423,14 @@ class BoardLink:
                 bad = [f"{int(loc.area)}/{loc.index}" for loc in msg.locs if not loc.valid()]
                 raise ProtocolError(f"fault report lists locations off the board: {', '.join(bad)}")
             self._check_geometry(msg)
-        except OutsideGeometryError:
+        except OutsideGeometryError as e:
+            self.last_error = e
             self._counts["bad_payloads"] += 1
             self._counts["outside_geometry"] += 1
             self._regeometry(now)
             return []
-        except ProtocolError:
+        except ProtocolError as e:
+            self.last_error = e
             self._counts["bad_payloads"] += 1
             self._desync(now)
             return []
@@ -415,8 +456,13 @@ class BoardLink:
             return [SnapshotReceived(self.board, FrameType.HEARTBEAT, now)]
         if isinstance(msg, Fault):
             return [ReaderFault(msg.reader, msg.code, msg.locs, now)]
+        if isinstance(msg, SelfTestReport):
+            return [SelfTestReported(msg, now)]
         if isinstance(msg, Ack) and msg.status is not AckStatus.OK:
             self._counts["nacks"] += 1
+            command = self._sent.get(msg.seq)
+            if command is not None:
+                return [CommandRefused(command, msg.seq, msg.status, now)]
         return []
 
     def _hello(self, frame: Frame, now: float) -> list[BoardEvent]:
@@ -441,9 +487,7 @@ class BoardLink:
             if held is None or geometry(held) != geometry(hello):
                 self._counts["geometry_changes"] += 1
             self._held = hello
-            self.state = LinkState.WAITING_HELLO
-            if self._identified_at is None or now - self._identified_at >= self.retry:
-                self._identify(now)
+            self._want_hello(now)
             return []
         if before is not None and hello.boot_id != before.boot_id and hello.boot_id != self._restart_of:
             self._counts["reboots"] += 1  # (another boot, its restart not seen before the HELLO)
@@ -482,14 +526,21 @@ class BoardLink:
         return advance_ms > (now - last_at + UPTIME_SLACK) * 1000
 
     def _check_geometry(self, msg: Message) -> None:
-        """:class:`OutsideGeometryError` for a location the HELLO's geometry does not have."""
-        assert self.hello is not None  # (nothing but HELLO is interpreted before one)
+        """:class:`OutsideGeometryError` for a location the HELLO's geometry does not have,
+        :class:`ReaderOutOfRangeError` for a reader beyond its reader count."""
+        hello = self.hello
+        assert hello is not None  # (nothing but HELLO is interpreted before one)
         if isinstance(msg, Snapshot):
-            self.hello.check(loc for loc, _ in msg.tags)
+            hello.check(loc for loc, _ in msg.tags)
         elif isinstance(msg, Changes):
-            self.hello.check(loc for loc, _ in msg.changes)
+            hello.check(loc for loc, _ in msg.changes)
         elif isinstance(msg, Fault):
-            self.hello.check(msg.locs)
+            if msg.reader >= hello.readers:
+                raise ReaderOutOfRangeError(msg.reader, hello.readers, FrameType.FAULT)
+            hello.check(msg.locs)
+        elif isinstance(msg, SelfTestReport):
+            msg.check(hello.readers)
+            hello.check(msg.locs())
 
     def _decode(self, frame: Frame) -> Message:
         try:
@@ -505,9 +556,16 @@ class BoardLink:
     def _regeometry(self, now: float) -> None:
         """A location outside the HELLO's geometry: the host's HELLO may be the wrong one
         (a corrupted or forged one was adopted), so HELLO is asked for, then a SNAPSHOT."""
+        self._want_hello(now)
+
+    def _want_hello(self, now: float) -> None:
+        """Wait for a HELLO: IDENTIFY now, or, when one went out less than ``retry`` ago,
+        when that one is due again (the timer runs from it, whatever was asked since)."""
         self.state = LinkState.WAITING_HELLO
         if self._identified_at is None or now - self._identified_at >= self.retry:
             self._identify(now)
+        else:
+            self._asked_at = self._identified_at
 
     def _desync(self, now: float) -> None:
         if self.state is LinkState.SYNCED:
@@ -528,7 +586,7 @@ class BoardLink:
 
 
 def _known_part(kind: int, payload: bytes) -> bytes | None:
-    """The part of a payload that protocol 1.0 defines, before fields a newer minor appended."""
+    """The part of a payload that this host knows, before fields a newer minor appended."""
     if kind in (FrameType.SNAPSHOT, FrameType.CHANGES):
         if len(payload) < 6:
             return None
@@ -544,4 +602,9 @@ def _known_part(kind: int, payload: bytes) -> bytes | None:
             return None
         end = 3 + 2 * payload[2]
         return payload[:end] if end <= len(payload) else None
+    if kind == FrameType.SELFTEST_REPORT:
+        try:
+            return payload[:decode_selftest_report(payload, exact=False)[1]]
+        except ProtocolError:
+            return None
     return None

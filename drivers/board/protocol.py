@@ -46,6 +46,36 @@ class OutsideGeometryError(ProtocolError):
         self.slots = slots
 
 
+class ReaderOutOfRangeError(ProtocolError):
+    """A FAULT or SELFTEST_REPORT naming a reader the HELLO does not have.
+
+    ``reader``: the reader named; ``readers``: how many the HELLO declared; ``kind``: the
+    frame's type.
+    """
+
+    def __init__(self, reader: int, readers: int, kind: FrameType) -> None:
+        super().__init__(
+            f"{kind.name} names reader {reader}, but the board has {readers} readers (0-{readers - 1})"
+        )
+        self.reader = reader
+        self.readers = readers
+        self.kind = kind
+
+
+class SelfTestReportError(ProtocolError):
+    """A SELFTEST_REPORT payload that does not follow its layout (PROTOCOL.md, "Self-test").
+
+    ``reason``: what is wrong; ``offset``: the byte of the payload where it was found;
+    ``payload``: the whole payload.
+    """
+
+    def __init__(self, reason: str, payload: bytes, offset: int) -> None:
+        super().__init__(f"SELFTEST_REPORT, byte {offset} of {len(payload)}: {reason}")
+        self.reason = reason
+        self.payload = payload
+        self.offset = offset
+
+
 class FrameType(enum.IntEnum):
     """Frame types: controller to host below 0x80, host to controller from 0x80."""
 
@@ -55,9 +85,11 @@ class FrameType(enum.IntEnum):
     HEARTBEAT = 0x04
     FAULT = 0x05
     ACK = 0x06
+    SELFTEST_REPORT = 0x07
     REQUEST_SNAPSHOT = 0x81
     SET_SCAN = 0x82
     IDENTIFY = 0x83
+    SELFTEST = 0x84
 
 
 class Area(enum.IntEnum):
@@ -276,6 +308,114 @@ class Identify(Message):
     type = FrameType.IDENTIFY
 
 
+@dataclass(frozen=True)
+class SelfTest(Message):
+    """Host (1.1): run the self-test for ``seconds`` from now (0: end it), a report every
+    ``report_ms`` (0: the controller's default)."""
+
+    seconds: int
+    report_ms: int = 0
+    type = FrameType.SELFTEST
+
+
+# --- the self-test's report (1.1) --------------------------------------------------------------
+
+MFRC522_VERSIONS = {0x91: "MFRC522 1.0", 0x92: "MFRC522 2.0"}
+"""VersionReg values of NXP's MFRC522 (as ``firmware.hal.MFRC522_VERSIONS``)."""
+CLONE_VERSIONS = {0x88: "FM17522 clone", 0xB2: "MFRC522 clone", 0x12: "MFRC522 clone"}
+"""VersionReg values of clones the firmware accepts too (as ``firmware.hal.CLONE_VERSIONS``)."""
+NO_ANSWER_VERSIONS = (0x00, 0xFF)
+"""What VersionReg reads when nothing answers on SPI (MISO held low, or pulled up)."""
+
+
+class SelfTestState(enum.IntEnum):
+    """A SELFTEST_REPORT's state: the self-test runs, or why it ended (its last report)."""
+
+    RUNNING = 0
+    STOPPED = 1  # the host's SELFTEST with 0 seconds
+    TIMED_OUT = 2  # its time limit passed without another SELFTEST
+    NEW_HOST = 3  # IDENTIFY, or a host opening the port
+
+
+class ReadResult(enum.IntEnum):
+    """What one read of an antenna gave in the self-test (1 and 2 as the FAULT codes)."""
+
+    EMPTY = 0
+    NO_RESPONSE = 1
+    BAD_DATA = 2
+    TAG = 3
+
+
+class HealthFlag(enum.IntFlag):
+    """A reader's health flags in a SELFTEST_REPORT."""
+
+    NONE = 0
+    EXPANDER_FAILED = 0x01  # its MCP23S17 failed the address check at boot: not scanned
+    OUT_OF_SCAN = 0x02  # the normal scan had taken it out when the self-test began
+
+
+@dataclass(frozen=True)
+class ReaderHealth:
+    """One reader in a SELFTEST_REPORT: its VersionReg, flags, how often the normal scan took
+    it out since boot (``faults``) and the self-test reset it (``resets``), both up to 255,
+    and the locations it covers by antenna (``locs[a]`` is under antenna ``a``)."""
+
+    reader: int
+    version: int
+    flags: HealthFlag
+    faults: int
+    resets: int
+    locs: tuple[Loc, ...]
+
+
+@dataclass(frozen=True)
+class AntennaReads:
+    """Reads of one antenna in a SELFTEST_REPORT.
+
+    ``result`` TAG: one read of the tag ``uid`` that took ``min_us`` (= ``max_us``; ``count``
+    is 1). The other results: the ``count`` reads of that kind since the previous report,
+    the shortest ``min_us`` and the longest ``max_us``. Times are capped at 65535 us.
+    """
+
+    reader: int
+    antenna: int
+    result: ReadResult
+    count: int
+    min_us: int
+    max_us: int
+    uid: bytes = b""
+
+    @classmethod
+    def tag(cls, reader: int, antenna: int, time_us: int, uid: bytes) -> AntennaReads:
+        """One read of the tag ``uid`` that took ``time_us``."""
+        return cls(reader, antenna, ReadResult.TAG, 1, time_us, time_us, uid)
+
+
+@dataclass(frozen=True)
+class SelfTestReport(Message):
+    """The self-test's results since the previous report, ``elapsed_ms`` after it began.
+
+    ``health``: the readers whose health this report carries (every reader in the first
+    and the last report of a run); ``reads``: per antenna, as :class:`AntennaReads`.
+    """
+
+    state: SelfTestState
+    elapsed_ms: int
+    health: tuple[ReaderHealth, ...]
+    reads: tuple[AntennaReads, ...]
+    type = FrameType.SELFTEST_REPORT
+
+    def check(self, readers: int) -> None:
+        """:class:`ReaderOutOfRangeError` for the first reader not below ``readers``."""
+        for reader in [h.reader for h in self.health] + [r.reader for r in self.reads]:
+            if reader >= readers:
+                raise ReaderOutOfRangeError(reader, readers, FrameType.SELFTEST_REPORT)
+
+    def locs(self) -> tuple[Loc, ...]:
+        """Every location its health entries name."""
+        return tuple(loc for h in self.health for loc in h.locs)
+
+
 # --- payload codecs ---------------------------------------------------------------------------
 
 _HELLO = struct.Struct("<BBBBBBBBBB8s")
@@ -287,6 +427,13 @@ HEARTBEAT_BOOT_AT = _HEARTBEAT.size  # 11: where a HEARTBEAT's boot id starts
 _FAULT = struct.Struct("<BBB")
 _ACK = struct.Struct("<HB")
 _SET_SCAN = struct.Struct("<BHHHH")
+_SELFTEST = struct.Struct("<HH")
+_REPORT_HEAD = struct.Struct("<BIB")  # state, elapsed ms, health entries
+_HEALTH = struct.Struct("<BBBBBB")  # reader, version, flags, faults, resets, locations
+_READ_HEAD = struct.Struct("<BBB")  # reader, antenna, result
+_SUMMARY = struct.Struct("<HHH")  # count, shortest us, longest us
+_TAG = struct.Struct("<HB")  # time us, UID length
+_U16 = struct.Struct("<H")
 
 
 def _tags(entries: Iterable[tuple[Loc, bytes]]) -> bytes:
@@ -314,9 +461,111 @@ def encode_payload(msg: Message) -> bytes:
         return _ACK.pack(msg.seq, msg.status)
     if isinstance(msg, SetScan):
         return _SET_SCAN.pack(msg.stable_sweeps, msg.stable_ms, msg.empty_timeout_us, msg.snapshot_ms, msg.heartbeat_ms)
+    if isinstance(msg, SelfTest):
+        return _SELFTEST.pack(msg.seconds, msg.report_ms)
+    if isinstance(msg, SelfTestReport):
+        return _encode_report(msg)
     if isinstance(msg, (RequestSnapshot, Identify)):
         return b""
     raise ProtocolError(f"cannot encode {msg!r}")
+
+
+def _encode_report(msg: SelfTestReport) -> bytes:
+    out = bytearray(_REPORT_HEAD.pack(msg.state, msg.elapsed_ms, len(msg.health)))
+    for h in msg.health:
+        out += _HEALTH.pack(h.reader, h.version, h.flags, h.faults, h.resets, len(h.locs))
+        out += b"".join(bytes((loc.area, loc.index)) for loc in h.locs)
+    out += _U16.pack(len(msg.reads))
+    for r in msg.reads:
+        out += _READ_HEAD.pack(r.reader, r.antenna, r.result)
+        if r.result is ReadResult.TAG:
+            out += _TAG.pack(r.min_us, len(r.uid)) + r.uid
+        else:
+            out += _SUMMARY.pack(r.count, r.min_us, r.max_us)
+    return bytes(out)
+
+
+def decode_selftest_report(payload: bytes, *, exact: bool = True) -> tuple[SelfTestReport, int]:
+    """The report in ``payload`` and where it ends; :class:`SelfTestReportError` when it does
+    not follow its layout. With ``exact`` bytes after the reads are an error too (the link
+    ignores them: it cuts the payload at the end this returns with ``exact=False``)."""
+    size = len(payload)
+    at = 0
+
+    def need(n: int, what: str) -> None:
+        if at + n > size:
+            raise SelfTestReportError(f"cut short in {what}", payload, at)
+
+    need(_REPORT_HEAD.size, "the header")
+    raw_state, elapsed, n_health = _REPORT_HEAD.unpack_from(payload, at)
+    try:
+        state = SelfTestState(raw_state)
+    except ValueError:
+        raise SelfTestReportError(f"unknown state {raw_state}", payload, at) from None
+    at += _REPORT_HEAD.size
+    health: list[ReaderHealth] = []
+    owner: dict[Loc, int] = {}
+    for _ in range(n_health):
+        need(_HEALTH.size, "a health entry")
+        reader, version, flags, faults, resets, count = _HEALTH.unpack_from(payload, at)
+        if any(h.reader == reader for h in health):
+            raise SelfTestReportError(f"reader {reader}'s health listed twice", payload, at)
+        at += _HEALTH.size
+        need(2 * count, f"reader {reader}'s locations")
+        locs = []
+        for k in range(count):
+            loc = _LOCS.get(payload[at] << 8 | payload[at + 1])
+            if loc is None:
+                raise SelfTestReportError(
+                    f"reader {reader} antenna {k} is at no such location {payload[at]}/{payload[at + 1]}", payload, at)
+            if loc in owner:
+                raise SelfTestReportError(f"{loc.name()} is under readers {owner[loc]} and {reader}", payload, at)
+            owner[loc] = reader
+            locs.append(loc)
+            at += 2
+        health.append(ReaderHealth(reader, version, HealthFlag(flags), faults, resets, tuple(locs)))
+    antennas = {h.reader: len(h.locs) for h in health}
+    need(_U16.size, "the read count")
+    (n_reads,) = _U16.unpack_from(payload, at)
+    at += _U16.size
+    reads: list[AntennaReads] = []
+    summed: set[tuple[int, int, ReadResult]] = set()
+    for _ in range(n_reads):
+        need(_READ_HEAD.size, "a read entry")
+        reader, antenna, raw_result = _READ_HEAD.unpack_from(payload, at)
+        try:
+            result = ReadResult(raw_result)
+        except ValueError:
+            raise SelfTestReportError(f"unknown read result {raw_result}", payload, at) from None
+        if reader in antennas and antenna >= antennas[reader]:
+            raise SelfTestReportError(
+                f"reader {reader} has {antennas[reader]} antennas, not an antenna {antenna}", payload, at)
+        entry_at = at
+        at += _READ_HEAD.size
+        if result is ReadResult.TAG:
+            need(_TAG.size, "a tag read")
+            time_us, n = _TAG.unpack_from(payload, at)
+            if n not in (4, 7, 10):
+                raise SelfTestReportError(f"a UID of {n} bytes (4, 7 or 10 expected)", payload, at)
+            at += _TAG.size
+            need(n, "a UID")
+            reads.append(AntennaReads.tag(reader, antenna, time_us, payload[at:at + n]))
+            at += n
+            continue
+        need(_SUMMARY.size, "a read summary")
+        count, lo, hi = _SUMMARY.unpack_from(payload, at)
+        if count == 0 or lo > hi:
+            raise SelfTestReportError(
+                f"a summary of {count} reads from {lo} to {hi} us (1 read or more, shortest first)", payload, at)
+        if (reader, antenna, result) in summed:
+            raise SelfTestReportError(
+                f"reader {reader} antenna {antenna}: {result.name} summed twice", payload, entry_at)
+        summed.add((reader, antenna, result))
+        at += _SUMMARY.size
+        reads.append(AntennaReads(reader, antenna, result, count, lo, hi))
+    if exact and at != size:
+        raise SelfTestReportError(f"{size - at} bytes after the reads", payload, at)
+    return SelfTestReport(state, elapsed, tuple(health), tuple(reads)), at
 
 
 def _boot_id(boot_id: int | None) -> bytes:
@@ -394,6 +643,10 @@ def decode_payload(kind: int, payload: bytes) -> Message:
             return Ack(seq, AckStatus(status))
         if t is FrameType.SET_SCAN:
             return SetScan(*_SET_SCAN.unpack_from(payload))
+        if t is FrameType.SELFTEST:
+            return SelfTest(*_SELFTEST.unpack_from(payload))
+        if t is FrameType.SELFTEST_REPORT:
+            return decode_selftest_report(payload)[0]
         if payload:
             raise ProtocolError(f"{t.name} carries no payload, got {len(payload)} bytes")
         return RequestSnapshot() if t is FrameType.REQUEST_SNAPSHOT else Identify()

@@ -31,12 +31,15 @@ from .link import (
     BoardConnected,
     BoardEvent,
     BoardLink,
+    CommandRefused,
     LinkLost,
     ReaderFault,
+    SelfTestReported,
     SnapshotReceived,
     UnsupportedBoard,
     VersionMismatch,
 )
+from .protocol import Message
 from .snapshot import BoardSnapshot
 from .stabiliser import Stabiliser, StableBoard
 
@@ -83,6 +86,8 @@ SerialEvent: TypeAlias = (
     | VersionMismatch
     | UnsupportedBoard
     | LinkLost
+    | SelfTestReported
+    | CommandRefused
     | BoardDisconnected
     | BoardReconnected
 )
@@ -188,6 +193,7 @@ class SerialBoard:
         self._lock = threading.Lock()  # the link and the port: the reader thread and tick()
         self._lost: str | None = None  # a LinkLost that tick() saw: the reader reconnects
         self._device: str | None = None  # the device opened last (the path resolved)
+        self._commands: queue.Queue[Message] = queue.Queue()
 
     # --- lifecycle ---
 
@@ -244,6 +250,14 @@ class SerialBoard:
                     self._lost = f"no frame from the board for {event.silent_for:.1f} s"
                     return
                 self._put(event)
+
+    def send(self, msg: Message) -> None:
+        """Have ``msg`` (a host command) sent to the controller; safe from any thread.
+
+        It goes out at the reader thread's next turn (within a read timeout) while the port
+        is open; a command given while it is not waits for the next open.
+        """
+        self._commands.put(msg)
 
     def read_events(self, timeout: float) -> list[BoardEvent]:
         """The events waiting, after blocking up to ``timeout`` seconds for the first one."""
@@ -317,6 +331,11 @@ class SerialBoard:
                 events = self.link.feed(data, now) if data else []
                 if not self.lockstep:
                     events += self.link.tick(now)
+                while True:
+                    try:
+                        self.link.send(self._commands.get_nowait())
+                    except queue.Empty:
+                        break
                 out = self.link.outgoing()
                 if out:
                     port.write(out)
