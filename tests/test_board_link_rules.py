@@ -26,6 +26,7 @@ from drivers.board.link import (
 )
 from drivers.board.protocol import (
     MAX_PAYLOAD,
+    NoSuchLocationError,
     Area,
     FaultCode,
     FrameParser,
@@ -331,6 +332,26 @@ def test_a_real_geometry_change_is_taken_when_confirmed() -> None:
     assert link.state is LinkState.SYNCING and link.stats.geometry_changes == 1
 
 
+@pytest.mark.parametrize("answer", ["the-old-board", "the-new-board"])
+def test_a_hello_of_another_board_id_is_held_and_confirmed_like_another_geometry(answer: str) -> None:
+    """The same geometry, another board id (another board, or a forged HELLO): held, IDENTIFY;
+    the answer decides. Another board drops the old board's picture."""
+    other = Hello((1, 0, 0), (1, 0), 15, 15, 2, 7, 32, bytes.fromhex("0102030405060708"))
+    link = hello_link()
+    link.feed(forged(FrameType.SNAPSHOT, 1, x("01 00 00 00 01 00 01 70 07") + UID1), 0.05)
+    link.outgoing()
+    assert link.feed(encode(other, 9), 0.1) == [] and sent(link) == [Identify()]
+    assert link.state is LinkState.WAITING_HELLO and link.hello == HELLO and link.stats.geometry_changes == 1
+    link.feed(forged(FrameType.ACK, 1, x("00 00 00")), 0.15)  # the ACK of our IDENTIFY (seq 0)
+    if answer == "the-old-board":
+        assert link.feed(x(HELLO_WIRE), 0.2) == [BoardConnected(HELLO, 0.2)]
+        assert link.board == BoardSnapshot.of([(Loc.cell("H8"), UID1)])  # the same board: its picture stays
+    else:
+        assert link.feed(encode(other, 10), 0.2) == [BoardConnected(other, 0.2)]
+        assert link.board == BoardSnapshot()  # another board: nothing of the old one's picture
+    assert link.stats.geometry_changes == 1
+
+
 # --- a restart: the hook ----------------------------------------------------------------------------
 
 
@@ -460,3 +481,20 @@ def test_a_location_outside_the_geometry_soon_after_an_identify_still_gets_its_r
     assert sent(link) == []
     link.tick(1.15)
     assert sent(link) == [Identify()]  # 1 s after the last one (at 0.1 s)
+
+
+@pytest.mark.parametrize(
+    ("area", "index"),
+    [(1, 225), (2, 0x40), (2, 0x09), (0, 0x70), (3, 0x01)],
+    ids=["cell-225", "rack-5", "slot-10", "area-0", "area-3"],
+)
+def test_a_location_no_board_has_is_handled_as_one_outside_the_geometry(area: int, index: int) -> None:
+    """PROTOCOL.md rule 9: any location not on the HELLO's board makes the host ask for the
+    HELLO again (IDENTIFY), not only those a bigger board would have."""
+    link = hello_link()
+    link.outgoing()
+    changes = struct.pack("<IH", 1, 1) + bytes((area, index, 7)) + UID1
+    assert link.feed(forged(FrameType.CHANGES, 1, changes), 0.1) == []
+    assert sent(link) == [Identify()] and link.stats.outside_geometry == 1
+    error = link.last_error
+    assert isinstance(error, NoSuchLocationError) and (error.area, error.index) == (area, index)

@@ -15,10 +15,10 @@ The rules it applies:
 - a location the HELLO's geometry does not have (slot 8 of a 7-slot rack, a third rack of
   two) makes its SNAPSHOT, CHANGES or FAULT a bad payload: counted, never applied, and the
   host asks for HELLO again (its idea of the geometry may be what is wrong);
-- a HELLO that changes the geometry is held and confirmed with an IDENTIFY: it is taken
-  when the answer says the same (a corrupted or forged one is replaced by the answer, and
-  nothing is interpreted meanwhile); whether a game can go on with it is the service's
-  question;
+- a HELLO of another board (another geometry or board id) is held and confirmed with an
+  IDENTIFY: it is taken when the answer says the same, and the old board's picture is
+  dropped (a corrupted or forged one is replaced by the answer, and nothing is interpreted
+  meanwhile); whether a game can go on with it is the service's question;
 - a refused HELLO (another protocol major version, a board this scoreboard cannot play on)
   is reported once per reason, its frames are not interpreted, and IDENTIFY is sent again
   every ``refused_retry`` seconds: a controller updated or replaced is taken up again;
@@ -66,7 +66,7 @@ from .protocol import (
     Identify,
     Loc,
     Message,
-    OutsideGeometryError,
+    NotOnBoardError,
     ProtocolError,
     ReaderOutOfRangeError,
     RequestSnapshot,
@@ -235,7 +235,12 @@ class LinkStats:
     link_losses: int = 0
     reboots: int = 0  # controller restarts: another boot id, or (1.0) an uptime that did not run on
     refusals: int = 0  # HELLOs refused (each one, repeats included)
-    geometry_changes: int = 0  # HELLOs held for confirmation: their geometry differs from the one taken
+    geometry_changes: int = 0  # HELLOs held for confirmation: their geometry or board id differs from the one taken
+
+
+def identity(hello: Hello) -> tuple[tuple[int, int, int, int], bytes]:
+    """What makes a HELLO another board's: its geometry and its board id."""
+    return geometry(hello), hello.board_id
 
 
 def geometry(hello: Hello) -> tuple[int, int, int, int]:
@@ -423,7 +428,7 @@ class BoardLink:
                 bad = [f"{int(loc.area)}/{loc.index}" for loc in msg.locs if not loc.valid()]
                 raise ProtocolError(f"fault report lists locations off the board: {', '.join(bad)}")
             self._check_geometry(msg)
-        except OutsideGeometryError as e:
+        except NotOnBoardError as e:  # (a location outside the geometry, or one no board has)
             self.last_error = e
             self._counts["bad_payloads"] += 1
             self._counts["outside_geometry"] += 1
@@ -480,15 +485,17 @@ class BoardLink:
             return self._refuse(UnsupportedBoard(hello, problem, now), now)
         before, held, answered = self._taken, self._held, self._answered
         self._held, self._answered = None, False
-        confirmed = held is not None and answered and geometry(held) == geometry(hello)
-        if before is not None and geometry(before) != geometry(hello) and not confirmed:
+        confirmed = held is not None and answered and identity(held) == identity(hello)
+        if before is not None and identity(before) != identity(hello) and not confirmed:
             # (held until the answer to our IDENTIFY says the same: a corrupted or forged HELLO
             # is replaced by the answer; a real change is confirmed by it)
-            if held is None or geometry(held) != geometry(hello):
+            if held is None or identity(held) != identity(hello):
                 self._counts["geometry_changes"] += 1
             self._held = hello
             self._want_hello(now)
             return []
+        if confirmed:
+            self.board = BoardSnapshot()  # another board: nothing of the last one's picture stays
         if before is not None and hello.boot_id != before.boot_id and hello.boot_id != self._restart_of:
             self._counts["reboots"] += 1  # (another boot, its restart not seen before the HELLO)
         self._restart_of = None

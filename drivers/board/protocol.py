@@ -31,7 +31,22 @@ class ProtocolError(ScoreboardError, ValueError):
     """A frame or payload that breaks the protocol (quoted in the message)."""
 
 
-class OutsideGeometryError(ProtocolError):
+class NotOnBoardError(ProtocolError):
+    """A location that is not on the HELLO's board: the host's HELLO may be the wrong one."""
+
+
+class NoSuchLocationError(NotOnBoardError):
+    """A location no board of this protocol has: an unknown ``area``, or an ``index`` past
+    its largest (cell 225, rack 5, slot 10)."""
+
+    def __init__(self, area: int, index: int, what: str = "") -> None:
+        known = area in (Area.BOARD, Area.RACK)
+        super().__init__(f"{what}{'no such location' if known else 'unknown area'} {area}/{index}")
+        self.area = area
+        self.index = index
+
+
+class OutsideGeometryError(NotOnBoardError):
     """A location the HELLO's geometry does not have (slot 8 of a 7-slot rack, rack 3 of 2).
 
     ``loc``: the location named; ``racks``, ``slots``: the geometry the HELLO declared.
@@ -595,9 +610,7 @@ def _read_tags(payload: bytes, offset: int, count: int, *, allow_empty: bool) ->
         key = area << 8 | index
         loc = locs.get(key)
         if loc is None:
-            if area not in (Area.BOARD, Area.RACK):
-                raise ProtocolError(f"unknown area {area}")
-            raise ProtocolError(f"no such location {area}/{index}")
+            raise NoSuchLocationError(area, index)
         if key in seen:
             raise ProtocolError(f"{loc.name()} listed twice")
         seen.add(key)
@@ -635,7 +648,7 @@ def decode_payload(kind: int, payload: bytes) -> Message:
             for i in range(0, len(body), 2):
                 loc = _LOCS.get(body[i] << 8 | body[i + 1])
                 if loc is None:
-                    raise ProtocolError(f"fault report names no such location {body[i]}/{body[i + 1]}")
+                    raise NoSuchLocationError(body[i], body[i + 1], "fault report names ")
                 locs.append(loc)
             return Fault(reader, FaultCode(code), tuple(locs))
         if t is FrameType.ACK:
