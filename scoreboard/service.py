@@ -70,6 +70,7 @@ from scoreboard.journal import Entry, GameInfo, JournalWriteError, WriteFailure
 from scoreboard.journal_format import ABANDONED_KEY, encode_meta, encode_record, game_to_resume, read_game
 from scoreboard.lexicons import HouseList
 from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
+from scoreboard.screens.text import text
 
 __all__ = ["GameJournal", "Service"]
 
@@ -231,7 +232,7 @@ class Service:
                 self.handle(BoardAway(f"no frame for {silent:.1f} s", at))
             case VersionMismatch() | UnsupportedBoard():
                 log.error("%s", event.message())
-                self.handle(BoardAway(event.shown(), event.at, refused=True))
+                self.handle(BoardAway(self._refusal(event), event.at, refused=True))
             case ReaderFault(reader=reader, code=code, locs=locs, at=at):
                 log.warning("board reader %s: %r: %s", reader, code, describe_fault(event))
                 self.handle(ReaderState(reader, code is FaultCode.RECOVERED, locs, at))
@@ -244,6 +245,16 @@ class Service:
                 log.warning("a self-test report from the board, ignored")
             case _:
                 assert_never(event)
+
+    def _refusal(self, event: VersionMismatch | UnsupportedBoard) -> str:
+        """Why the board is refused, in the display's language."""
+        lang = self.language
+        if isinstance(event, VersionMismatch):
+            board = f"{event.board[0]}.{event.board[1]}"
+            return text("refused.protocol", lang, board=board, host=event.host[0])
+        hello = event.hello
+        return text(f"refused.{event.problem.value}", lang, cols=hello.cols, rows=hello.rows, racks=hello.racks,
+                    slots=hello.slots)
 
     def _foreign_board(self, hello: Hello, at: float) -> bool:
         """True when ``hello`` describes a board of another geometry than the one the game in
@@ -259,7 +270,9 @@ class Service:
         _, _, racks, slots = self._geometry
         why = f"{hello.racks} racks of {hello.slots} slots, not {racks} of {slots}"
         log.error("the board's geometry changed mid-game: %s as the game's; waiting for the game's board", why)
-        self.handle(BoardAway(why, at, refused=True))
+        shown = text("refused.other_board", self.language, racks=hello.racks, slots=hello.slots, game_racks=racks,
+                     game_slots=slots)
+        self.handle(BoardAway(shown, at, refused=True))
         return True
 
     def _log_reading(self, dups: tuple[tuple[bytes, tuple[Loc, ...]], ...]) -> None:

@@ -1,4 +1,4 @@
-"""hardware/PROTOCOL.md 1.1's worked examples (E1-E16), checked frame by frame.
+"""hardware/PROTOCOL.md 1.1's worked examples (E1-E17), checked frame by frame.
 
 Every ``wire:`` line of the spec is parsed with the host's parser, its ``payload:`` and
 ``body:`` lines compared, its bytes rebuilt by a reference encoder written here from the spec
@@ -7,10 +7,9 @@ meaning the text next to it states. The 1.0 frame-type examples under "## Exampl
 checked by ``tests/test_board_protocol.py``; this file makes sure no hex line of the page goes
 unchecked.
 
-Protocol 1.1 adds a boot id to HELLO and HEARTBEAT. The host codec may not decode it yet
-(issue 13 item 2): those frames are checked against the reference encoder here, their 1.0
-fields with the host codec, and the boot id decode is skipped until the codec has it. The
-receiver rules the host does not follow yet are ``xfail`` with the missing piece named.
+Protocol 1.1 adds a boot id to HELLO and HEARTBEAT: those frames are checked against the
+reference encoder here, their 1.0 fields as a 1.0 decoder reads them, and the boot id with
+the host codec. The receiver rules are checked on the host's link from the examples' bytes.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from drivers.board.link import BoardLink, CommandRefused, LinkState, SelfTestReported
+from drivers.board.link import BoardConnected, BoardLink, CommandRefused, LinkState, SelfTestReported
 from drivers.board.protocol import (
     AckStatus,
     AntennaReads,
@@ -33,6 +32,8 @@ from drivers.board.protocol import (
     FrameParser,
     FrameType,
     HealthFlag,
+    Heartbeat,
+    Hello,
     Loc,
     ProtocolError,
     ReaderHealth,
@@ -45,6 +46,7 @@ from drivers.board.protocol import (
     decode_payload,
     encode_frame,
 )
+from drivers.board.snapshot import BoardSnapshot
 from firmware import controller as fw_controller
 from firmware import frames as fw_frames
 from firmware import scanner as fw_scanner
@@ -101,7 +103,7 @@ EXPECTED: dict[str, list[X]] = {
     "E2": [X(FrameType.CHANGES, 41, {"sweep": 1201, "changes": ((Loc.slot(2, 1), b""), (Loc.slot(2, 4), UID5))})],
     "E3": [
         X(FrameType.CHANGES, 42, {"sweep": 1202, "changes": ((Loc.slot(0, 7), UID1),)}, off_board=(Loc.slot(0, 7),)),
-        X(FrameType.REQUEST_SNAPSHOT, 9),
+        X(FrameType.IDENTIFY, 9),
     ],
     "E4": [
         X(FrameType.HELLO, 0, {"firmware": (2, 0, 0), "protocol": (2, 0), **REFERENCE, "board_id": BOARD_ID}),
@@ -169,6 +171,13 @@ EXPECTED: dict[str, list[X]] = {
             "state": SelfTestState.RUNNING, "elapsed_ms": 3003, "health": (),
             "reads": (AntennaReads(19, 0, ReadResult.EMPTY, 41, 2604, 2790),)}, bad_reader=19),
         X(FrameType.REQUEST_SNAPSHOT, 32),
+    ],
+    "E17": [
+        X(FrameType.HELLO, 60, {**HELLO_11, "slots": 9}, boot_id=BOOT_A),
+        X(FrameType.IDENTIFY, 30),
+        X(FrameType.SNAPSHOT, 61, {"sweep": 1300, "tags": ((Loc.slot(0, 8), UID1),)}, off_board=(Loc.slot(0, 8),)),
+        X(FrameType.ACK, 62, {"seq": 30, "status": 0}),
+        X(FrameType.HELLO, 63, {**HELLO_11, "slots": 9}, boot_id=BOOT_A),
     ],
 }
 
@@ -375,9 +384,7 @@ def test_boot_id_where_the_spec_puts_it(name: str, i: int) -> None:
 def test_boot_id_decoded_by_the_host_codec(name: str, i: int) -> None:
     x = EXPECTED[name][i]
     msg = decode_payload(x.kind, spec_frames()[name][i]["payload"])
-    if not hasattr(msg, "boot_id"):
-        pytest.skip("protocol 1.1 boot id: drivers/board/protocol.py Hello/Heartbeat have no boot_id field yet (issue 13 item 2)")
-    assert msg.boot_id == x.boot_id
+    assert isinstance(msg, (Hello, Heartbeat)) and msg.boot_id == x.boot_id
 
 
 # --- what the text says about the examples --------------------------------------------------------
@@ -492,9 +499,6 @@ def test_e9_e10_link_ignores_flags_and_counts_unknown_types_in_sequence() -> Non
     heartbeat903 = ref_frame(FrameType.HEARTBEAT, 903, struct.pack("<IIHBI", 90002, 45001500, 99, 0, BOOT_A))
     assert len(link.feed(heartbeat903, 1.2)) == 1
     assert link.stats.unknown_types == 1 and link.stats.sequence_errors == 0
-
-
-HOST_1_1 = "drivers/board/link.py does not follow this protocol 1.1 rule yet (issue 13 item 2)"
 
 
 def test_e3_link_refuses_a_slot_the_hello_does_not_declare() -> None:
@@ -623,3 +627,22 @@ def test_e11_link_ignores_appended_bytes_from_a_1_0_controller() -> None:
     (snapshot,) = wires("E11")
     link.feed(snapshot, 0.1)
     assert link.state is LinkState.SYNCED and dict(link.board.tags) == {cell("H8"): UID2}
+
+
+def test_e17_link_holds_another_boards_hello_until_the_identify_answers() -> None:
+    link = BoardLink(scan=SetScan(**SCAN))
+    link.reset(0.0)
+    link.feed(hello_frame(58) + ref_frame(FrameType.SNAPSHOT, 59, struct.pack("<IH", 1, 1) + bytes((1, 0x70, 7)) + UID2),
+              0.0)
+    assert link.state is LinkState.SYNCED
+    link._tx_seq = 30  # (the host's seq as the example has it)
+    link.outgoing()
+    wide, identify, snapshot, ack, answer = wires("E17")
+    assert link.feed(wide, 10.0) == [] and link.state is LinkState.WAITING_HELLO
+    assert link.outgoing() == identify  # byte for byte as the example
+    assert link.feed(snapshot, 10.1) == [] and dict(link.board.tags) == {cell("H8"): UID2}  # ignored
+    assert link.feed(ack, 10.2) == []
+    (event,) = link.feed(answer, 10.3)
+    assert isinstance(event, BoardConnected) and (event.hello.racks, event.hello.slots) == (4, 9)
+    assert link.board == BoardSnapshot() and link.state is LinkState.SYNCING  # another board: its picture dropped
+    assert sent_types(link) == [FrameType.SET_SCAN]

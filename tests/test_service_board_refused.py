@@ -67,7 +67,7 @@ def test_a_refused_hello_is_shown_with_its_reason_and_a_usable_board_brings_the_
     service.board_event(VersionMismatch((2, 0), (2, 1, 0), clock.now))
     assert state(service).away
     assert state(service).shown.table == ErrorScreen(
-        ErrorKind.BOARD_REFUSED, "board protocol 2.0, scoreboard 1.x: update one"
+        ErrorKind.BOARD_REFUSED, "Brett: Protokoll 2.0, Anzeige 1.x: eines aktualisieren"  # the game's language
     )
     assert state(service).game == game
     service.board_event(BoardConnected(HELLO, clock.now + 3.0))
@@ -81,7 +81,7 @@ def test_a_refusal_after_a_lost_link_says_why(tmp_path: Path) -> None:
     assert state(service).shown.table == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
     bad = Hello((1, 0, 0), (1, 0), 13, 13, 2, 7, 32, BOARD_ID)
     service.board_event(UnsupportedBoard(bad, "it has 13 x 13 cells, not 15 x 15", clock.now + 0.5))
-    assert state(service).shown.table == ErrorScreen(ErrorKind.BOARD_REFUSED, "it has 13 x 13 cells, not 15 x 15")
+    assert state(service).shown.table == ErrorScreen(ErrorKind.BOARD_REFUSED, "13 x 13 Felder statt 15 x 15")
     service.board_event(LinkLost(1.5, clock.now + 9.0))  # then the cable: disconnected again
     assert state(service).shown.table == ErrorScreen(ErrorKind.BOARD_DISCONNECTED)
     service.board_event(BoardConnected(HELLO, clock.now + 10.0))
@@ -95,7 +95,7 @@ def test_a_board_of_another_geometry_mid_game_is_not_judged_until_the_games_is_b
     before = service.stabiliser.stable
     service.board_event(BoardConnected(WIDER, clock.now))
     assert state(service).away and state(service).game == game
-    assert state(service).shown.table == ErrorScreen(ErrorKind.BOARD_REFUSED, "4 racks of 9 slots, not 2 of 7")
+    assert state(service).shown.table == ErrorScreen(ErrorKind.BOARD_REFUSED, "4 Bänkchen mit 9 Plätzen statt 2 mit 7")
     # The wider board's readings never reach the game, and Done is not judged.
     r.lay(0, "H8:H H9:A H10:U H11:S", read=False)
     laid = r.snapshot()

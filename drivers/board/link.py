@@ -151,9 +151,6 @@ class VersionMismatch(BoardEvent):
             f"this scoreboard speaks {self.host[0]}.x: update one of them"
         )
 
-    def shown(self) -> str:
-        """The reason, short enough for the display."""
-        return f"board protocol {self.board[0]}.{self.board[1]}, scoreboard {self.host[0]}.x: update one"
 
 
 @dataclass(frozen=True)
@@ -168,9 +165,12 @@ class UnsupportedBoard(BoardEvent):
         """What to tell the players."""
         return f"this board cannot be used: {self.reason}"
 
-    def shown(self) -> str:
-        """The reason, short enough for the display."""
-        return self.reason
+    @property
+    def problem(self) -> BoardProblem:
+        """What the board has that this scoreboard cannot play on."""
+        problem = board_problem(self.hello)
+        assert problem is not None, "an UnsupportedBoard of a board that can be used"
+        return problem
 
 
 @dataclass(frozen=True)
@@ -248,14 +248,34 @@ def geometry(hello: Hello) -> tuple[int, int, int, int]:
     return hello.cols, hello.rows, hello.racks, hello.slots
 
 
-def _geometry_problem(hello: Hello) -> str:
-    """Why a board of this geometry cannot be played on ("" when it can)."""
+class BoardProblem(enum.Enum):
+    """Why a board cannot be played on: its cells, its number of racks, its rack slots."""
+
+    CELLS = "cells"
+    RACKS = "racks"
+    SLOTS = "slots"
+
+
+def board_problem(hello: Hello) -> BoardProblem | None:
+    """What a board of this geometry has that cannot be played on (None when it can)."""
     if (hello.cols, hello.rows) != (SIZE, SIZE):
-        return f"it has {hello.cols} x {hello.rows} cells, not {SIZE} x {SIZE}"
+        return BoardProblem.CELLS
     if not 1 <= hello.racks <= MAX_RACKS:
-        return f"it reports {hello.racks} racks (1 to {MAX_RACKS} are supported)"
+        return BoardProblem.RACKS
     if not 1 <= hello.slots <= MAX_SLOTS:
-        return f"its racks have {hello.slots} slots (1 to {MAX_SLOTS} are supported)"
+        return BoardProblem.SLOTS
+    return None
+
+
+def _geometry_problem(hello: Hello) -> str:
+    """Why a board of this geometry cannot be played on ("" when it can), for the log."""
+    match board_problem(hello):
+        case BoardProblem.CELLS:
+            return f"it has {hello.cols} x {hello.rows} cells, not {SIZE} x {SIZE}"
+        case BoardProblem.RACKS:
+            return f"it reports {hello.racks} racks (1 to {MAX_RACKS} are supported)"
+        case BoardProblem.SLOTS:
+            return f"its racks have {hello.slots} slots (1 to {MAX_SLOTS} are supported)"
     return ""
 
 

@@ -419,6 +419,32 @@ TEXT: dict[str, dict[Lang, str]] = {
             (MenuItem.SHUT_DOWN, {"de": "Ausschalten", "fr": "Éteindre", "en": "Shut down"}),
         )
     },
+    # why a board is refused (the BOARD_REFUSED screen's detail)
+    "refused.protocol": {
+        "de": "Brett: Protokoll {board}, Anzeige {host}.x: eines aktualisieren",
+        "fr": "plateau : protocole {board}, tableau {host}.x : mettre l'un à jour",
+        "en": "board protocol {board}, scoreboard {host}.x: update one",
+    },
+    "refused.cells": {
+        "de": "{cols} x {rows} Felder statt 15 x 15",
+        "fr": "{cols} x {rows} cases au lieu de 15 x 15",
+        "en": "it has {cols} x {rows} cells, not 15 x 15",
+    },
+    "refused.racks": {
+        "de": "{racks} Bänkchen (1 bis 4 möglich)",
+        "fr": "{racks} chevalets (de 1 à 4)",
+        "en": "{racks} racks (1 to 4 are supported)",
+    },
+    "refused.slots": {
+        "de": "Bänkchen mit {slots} Plätzen (1 bis 9 möglich)",
+        "fr": "chevalets de {slots} places (de 1 à 9)",
+        "en": "racks of {slots} slots (1 to 9 are supported)",
+    },
+    "refused.other_board": {
+        "de": "{racks} Bänkchen mit {slots} Plätzen statt {game_racks} mit {game_slots}",
+        "fr": "{racks} chevalets de {slots} places au lieu de {game_racks} de {game_slots}",
+        "en": "{racks} racks of {slots} slots, not {game_racks} of {game_slots}",
+    },
 }
 """Every UI string: key -> language -> text."""
 
