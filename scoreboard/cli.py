@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rules", default="de", choices=PROFILES, help="rule profile (default de)")
     p.add_argument("--out", default="demo-out", metavar="DIR", help="output folder (default ./demo-out)")
+    p.add_argument(
+        "--voice", action="store_true", help="announce aloud too: a WAV per announcement in DIR/voice (needs espeak-ng)"
+    )
     p.set_defaults(func=Handler("scoreboard.demo:cmd_demo"))
 
     p = sub.add_parser(

@@ -5,7 +5,8 @@ buttons are gpiozero mock pins and the display an emulated OLED writing PNG fram
 game goes through the real service (:mod:`scoreboard.run_cli`): the draw for the first
 player, the deal, plays, a challenge that fails and one that succeeds (the phony is taken
 back), then passes until the game ends and the tally is shown. Writes ``DIR/game.gcg``,
-``DIR/screens/*.png``, ``DIR/screens.gif`` and ``DIR/script.txt``; prints the tally.
+``DIR/screens/*.png``, ``DIR/screens.gif`` and ``DIR/script.txt``; prints the tally. With
+``--voice`` the announcements too, a WAV each in ``DIR/voice`` (listed in ``voice.txt``).
 
 The script is written by :class:`ScriptWriter`, which mirrors the game in the engine so
 that it knows whose turn it is and when the game is over under each rule profile.
@@ -381,7 +382,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     started = time.monotonic()
     out = Path(args.out)
-    for old in ("state", "screens"):
+    for old in ("state", "screens", "voice"):
         shutil.rmtree(out / old, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     for old_file in ("screens.gif", "screens.txt", "game.gcg"):
@@ -396,6 +397,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             f'game.players=["{players[0]}", "{players[1]}"]',
             f"ui.language={language}",
             f"paths.state_dir={state.resolve()}",
+            *(["voice.enabled=true"] if getattr(args, "voice", False) else []),
         ],
     )
     lexicon = open_lexicon(language)
@@ -427,6 +429,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"scoreboard: the demo's tally {rows} differs from the script's game {want}", file=sys.stderr)
         return 1
     frames = len(list((out / "screens").glob("*.png")))
-    print(f"wrote {out / 'game.gcg'}, {frames} frames in {out / 'screens'}, {out / 'screens.gif'}"
+    said = f", {len(list((out / 'voice').glob('*.wav')))} announcements in {out / 'voice'}" if config.voice.enabled else ""
+    print(f"wrote {out / 'game.gcg'}, {frames} frames in {out / 'screens'}, {out / 'screens.gif'}{said}"
           f" ({time.monotonic() - started:.1f} s)")
     return 0

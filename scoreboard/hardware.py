@@ -9,7 +9,9 @@ as its own process on a pty (or a running one at ``link``; one started here stop
 process ends, however it ends: it watches a pipe whose other end only this process holds),
 mock GPIO pins, an emulated display writing PNG frames, ``screens.txt`` and, on closing,
 ``screens.gif`` into ``out``, and the simulated tile set's tags; with ``virtual_clock`` the
-board runs in lockstep with a clock that moves only when told.
+board runs in lockstep with a clock that moves only when told. With ``voice.enabled`` the
+voice (:func:`make_voice`) says the announcements on the ALSA device, or in simulation
+writes each as a WAV into ``out/voice``.
 
 Every event (board, buttons) goes to :attr:`Hardware.inbox`, the one queue.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import math
 import queue
 import shutil
 import subprocess
@@ -37,6 +40,7 @@ from drivers.board.serial_link import Backoff, SerialBoard, SerialEvent
 from drivers.buttons.gpio import Buttons, ManualClock, from_settings
 from drivers.buttons.logic import ButtonEvent, ButtonId
 from drivers.display.oled import Display, make_displays
+from drivers.voice.speaker import Speaker
 from engine.tiles import TileSet
 from scoreboard.config import Config
 from scoreboard.controller import TileLookup
@@ -44,7 +48,7 @@ from scoreboard.registry import TileRegistry, registry_path, set_key
 from scoreboard.sim.client import SimControl
 from scoreboard.sim.tags import tile_set_uids
 
-__all__ = ["Hardware", "InboxItem", "Simulation", "build_hardware"]
+__all__ = ["Hardware", "InboxItem", "Simulation", "build_hardware", "make_voice"]
 
 InboxItem: TypeAlias = SerialEvent | ButtonEvent
 """What the one queue holds: the board link's events and the buttons'."""
@@ -69,7 +73,8 @@ class Hardware:
     """The devices of one table, and how to close them.
 
     ``clock``: the service's time (a :class:`ManualClock` in ``virtual``); ``pins``: the
-    mock pins of a simulated run (button -> pin); ``sim``: the simulated board's control.
+    mock pins of a simulated run (button -> pin); ``sim``: the simulated board's control;
+    ``voice``: says the announcements (None: ``voice.enabled`` is off).
     """
 
     inbox: queue.Queue[InboxItem]
@@ -84,6 +89,7 @@ class Hardware:
     virtual: ManualClock | None = None
     pins: dict[ButtonId, Any] = field(default_factory=dict)
     shown: TextIO | None = None
+    voice: Speaker | None = None
     _cleanups: list[Callable[[], None]] = field(default_factory=list)
 
     def start(self) -> None:
@@ -167,13 +173,41 @@ def _build(config: Config, state: Path, simulation: Simulation | None, cleanups:
         factory = MockFactory()
     buttons = Buttons(pins, inbox.put, timing=timing, pin_factory=factory, clock=clock)
     cleanups.append(buttons.close)
+    voice = make_voice(config, simulation.out / "voice" if simulation is not None else None)
+    if voice is not None:
+        drain = VOICE_DRAIN_S if simulation is not None else 0.0
+        cleanups.append(lambda: voice.close(drain))
     return Hardware(
         inbox, clock, board, buttons, tuple(displays),
         seat_panels=bool(config.display.seat_channels) and simulation is None,
         tiles=tiles, simulation=simulation, sim=sim, virtual=virtual,
         pins={b: factory.pin(p) for b, p in pins.items()} if factory is not None else {},
-        shown=shown, _cleanups=cleanups,
+        shown=shown, voice=voice, _cleanups=cleanups,
     )
+
+
+VOICE_DRAIN_S = 120.0
+"""Seconds a simulated run waits on closing for its announcements' WAVs to be written."""
+
+
+def make_voice(config: Config, wav_folder: Path | None = None) -> Speaker | None:
+    """The voice of ``[voice]`` (None when it is off): espeak-ng into the ALSA device, or with
+    ``wav_folder`` a WAV per announcement there (every one kept: none is superseded)."""
+    v = config.voice
+    if not v.enabled:
+        return None
+    from drivers.voice.espeak import AlsaSink, Espeak, Sink, WavFolder
+
+    for program, package in (("espeak-ng", "espeak-ng"), ("aplay", "alsa-utils")):
+        if shutil.which(program) is None and (program != "aplay" or wav_folder is None):
+            log.error(
+                "voice.enabled, but %s is not installed (sudo apt install %s): nothing will be said", program, package
+            )
+    sink: Sink = WavFolder(wav_folder) if wav_folder is not None else AlsaSink(v.device)
+    backend = Espeak(v.voices(), sink, speed=v.speed, volume=v.volume)
+    if wav_folder is not None:
+        return Speaker(backend, capacity=100_000, max_age_s=math.inf, supersede=False)
+    return Speaker(backend)
 
 
 def _start_simulator(config: Config, lockstep: bool, cleanups: list[Callable[[], None]]) -> Path:

@@ -37,6 +37,7 @@ from scoreboard.screens import ErrorKind, ErrorScreen, render
 from scoreboard.scripted import ScriptedJournal, ScriptPlayer, resume_point
 from scoreboard.service import GameJournal, Service
 from scoreboard.table_script import Line, ScriptTable, load
+from scoreboard.voice.models import SpeechKind
 
 __all__ = ["build_table", "cmd_run", "run"]
 
@@ -62,6 +63,7 @@ def build_table(config: Config, tiles: Callable[[TileSet], TileLookup], state: P
         window_s=float(g.challenge_seconds),
         read_timeout_s=config.board.read_timeout_ms / 1000,
         refill="warn" if g.refill == "warn" else "block",
+        announce=frozenset(SpeechKind(e) for e in config.voice.events) if config.voice.enabled else frozenset(),
     )
     return Table(Context(profile, lexicon, tiles, config.player_names(), settings))
 
@@ -99,6 +101,7 @@ def run(
             clock=hardware.clock, seat_panels=hardware.seat_panels,
             stabiliser=Stabiliser(config.board.stable_reports, config.board.stable_ms / 1000),
             house=lambda language: HouseList.in_state_dir(state, language), shown=hardware.shown,
+            voice=hardware.voice,
         )
         runner = Runner(service, hardware, notifier, stop)
         service.start(profile.name, len(config.player_names()), paused=script is None)

@@ -39,9 +39,11 @@ from drivers.board.serial_link import BoardDisconnected, BoardReconnected, Seria
 from drivers.board.snapshot import BoardSnapshot
 from drivers.board.stabiliser import Stabiliser
 from drivers.display.oled import Display
+from drivers.voice.speaker import Utterance
 from engine.errors import ScoreboardError
 from engine.game import Tally
 from scoreboard.controller import (
+    Announce,
     Append,
     Moment,
     BoardAway,
@@ -71,8 +73,10 @@ from scoreboard.journal_format import ABANDONED_KEY, encode_meta, encode_record,
 from scoreboard.lexicons import HouseList
 from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
 from scoreboard.screens.text import text
+from scoreboard.voice.models import SpeechKind
+from scoreboard.voice.text import announcement
 
-__all__ = ["GameJournal", "Service"]
+__all__ = ["GameJournal", "Service", "Voice"]
 
 log = logging.getLogger(__name__)
 
@@ -99,13 +103,24 @@ class GameJournal(Protocol):
     def close(self) -> None: ...
 
 
+class Voice(Protocol):
+    """What the service needs of the voice (:class:`drivers.voice.Speaker`): a call that
+    queues and returns at once."""
+
+    def say(self, utterance: Utterance) -> None: ...
+
+
+TRANSIENT = frozenset({SpeechKind.TURN, SpeechKind.TIME})
+"""Announcements a newer one makes stale while they wait to be said."""
+
+
 class Service:
     """The table's state and the outside world it changes (journal, displays, house lists).
 
     ``displays``: one shared display, or with ``seat_panels`` one per seat (seat 1 first);
     ``house``: the house list of a language (None: overrides are not written down);
     ``shown``: a text file that gets a line per screen shown (``--simulate``); ``clock``:
-    seconds, as the inputs' ``at``.
+    seconds, as the inputs' ``at``; ``voice``: says the announcements (None: silent).
     """
 
     def __init__(
@@ -120,6 +135,7 @@ class Service:
         stabiliser: Stabiliser | None = None,
         house: Callable[[str], HouseList] | None = None,
         shown: TextIO | None = None,
+        voice: Voice | None = None,
     ) -> None:
         self.table = table
         self.journal = journal
@@ -130,6 +146,7 @@ class Service:
         self.stabiliser = stabiliser or Stabiliser()
         self.house = house
         self.shown_log = shown
+        self.voice = voice
         self.state: TableState | None = None
         self.game_id: int | None = None
         self.power_off = False
@@ -353,6 +370,8 @@ class Service:
                 self._game_over(effect)
             case PowerOff():
                 self.power_off = True
+            case Announce():
+                self._say(effect)
             case _:
                 assert_never(effect)
 
@@ -432,6 +451,15 @@ class Service:
             where = "" if seat is None else f"seat {seat + 1}\t"
             self.shown_log.write(f"{self.clock():.3f}\t{where}{screen!r}\n")
             self.shown_log.flush()
+
+    def _say(self, effect: Announce) -> None:
+        """Hand the announcement in the display's language to the voice (queued, never waited for)."""
+        if self.voice is None:
+            return
+        said = announcement(effect.speech, self.language)
+        log.info("say: %s", said.text)
+        parts = tuple((p.say, p.lang) for p in said.parts)
+        self.voice.say(Utterance(said.text, parts, said.kind.value, said.kind in TRANSIENT))
 
     def _house(self, effect: HouseWord) -> None:
         if self.house is None:

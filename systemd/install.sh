@@ -8,7 +8,7 @@
 #
 # Steps, each skipped or harmless when already done, so re-running it upgrades in place
 # (systemd/README.md lists the same steps to type by hand):
-#   1. the groups gpio, i2c and dialout (Raspberry Pi OS has them; elsewhere they are created)
+#   1. the groups gpio, i2c, dialout and audio (Raspberry Pi OS has them; elsewhere they are created)
 #   2. the system user "scoreboard": no login, no home of its own, in those groups
 #   3. the venv /opt/scoreboard/venv with `pip install 'REPO[pi]'` (built from a copy of the
 #      tree, so no root-owned build/ or *.egg-info is left in your checkout)
@@ -39,7 +39,7 @@ RULES_DST=/etc/udev/rules.d/99-scoreboard-board.rules
 POLKIT_DST=/etc/polkit-1/rules.d/50-scoreboard-poweroff.rules
 DOC_DST=$PREFIX/README.systemd.md
 SERVICE_USER=scoreboard
-DEVICE_GROUPS=(gpio i2c dialout) # not GROUPS: bash reserves that name
+DEVICE_GROUPS=(gpio i2c dialout audio) # not GROUPS: bash reserves that name
 BOARD_LINK=/dev/scoreboard-board
 
 dry_run=false

@@ -47,6 +47,7 @@ from .sections import (
     LexiconConfig,
     PathsConfig,
     UiConfig,
+    VoiceConfig,
     check_board,
     check_buttons,
     check_display,
@@ -56,7 +57,7 @@ from .sections import (
 __all__ = [
     "KEYS", "RESERVED_PINS", "SECTIONS", "SET_SOURCE", "BoardConfig", "ButtonsConfig", "Check",
     "Config", "ConfigChoiceError", "ConfigError", "ConfigRangeError", "ConfigTypeError",
-    "DisplayConfig", "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "check_board",
+    "DisplayConfig", "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "VoiceConfig", "check_board",
     "check_buttons", "check_display", "config_to_dict", "default_config_path", "default_toml",
     "key", "load_config", "state_dir", "toml_value",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -19,8 +20,9 @@ import tomli_w
 from engine.errors import ScoreboardError
 
 __all__ = [
-    "SET_SOURCE", "AutoOr", "Check", "ConfigChoiceError", "ConfigError", "ConfigRangeError", "ConfigTypeError", "DirPath",
-    "Names", "Numbers", "OneOf", "Text", "Whole", "closest", "show", "toml_value", "value_kind",
+    "SET_SOURCE", "AutoOr", "Check", "ConfigChoiceError", "ConfigError", "ConfigRangeError", "ConfigTypeError",
+    "DirPath", "Names", "Numbers", "OneOf", "Pattern", "Subset", "Text", "Whole", "closest", "show", "toml_value",
+    "value_kind",
 ]
 
 SET_SOURCE = "--set"
@@ -315,3 +317,50 @@ class Numbers(Check):
         if self.distinct and len(set(value)) != len(value):
             raise self.fail(f"{show(value)} gives a {self.item} twice")
         return tuple(value)
+
+
+class Subset(Check):
+    """A list of distinct strings, each one of ``choices`` (a near miss is suggested); an
+    item that is none raises :class:`ConfigChoiceError`."""
+
+    expects = "a list of strings"
+
+    def __init__(self, *choices: str) -> None:
+        super().__init__(f"a list of any of {_one_of([toml_value(c) for c in choices])}, each once")
+        self.choices = choices
+
+    def __call__(self, value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise self.wrong_type(value)
+        for number, item in enumerate(value, 1):
+            if not isinstance(item, str):
+                raise self.fail(f"item {number} ({show(item)}) is {value_kind(item)}, not a string")
+            if item not in self.choices:
+                guess = closest(item, self.choices)
+                hint = f" (did you mean {toml_value(guess)}?)" if guess else ""
+                raise ConfigChoiceError(
+                    f"item {number} ({show(item)}) is not allowed{hint}; use {self.allowed}",
+                    value=item,
+                    choices=self.choices,
+                )
+        if len(set(value)) != len(value):
+            raise self.fail(f"{show(value)} gives an item twice")
+        return tuple(value)
+
+
+class Pattern(Check):
+    """A string that matches the regular expression ``pattern`` whole (a name of a thing
+    outside the scoreboard: a voice, an audio device)."""
+
+    expects = "a string"
+
+    def __init__(self, pattern: str, allowed: str) -> None:
+        super().__init__(allowed)
+        self.pattern = re.compile(pattern)
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise self.wrong_type(value)
+        if not self.pattern.fullmatch(value):
+            raise self.not_allowed(value)
+        return value

@@ -28,6 +28,8 @@ from .checks import (
     Names,
     Numbers,
     OneOf,
+    Pattern,
+    Subset,
     Text,
     Whole,
 )
@@ -44,6 +46,7 @@ __all__ = [
     "LexiconConfig",
     "PathsConfig",
     "UiConfig",
+    "VoiceConfig",
     "allowed",
     "check_board",
     "check_buttons",
@@ -286,6 +289,57 @@ class UiConfig:
     )
 
 
+ANNOUNCEMENTS = ("play", "challenge", "turn", "time", "tally")
+"""What ``voice.events`` may name (:class:`scoreboard.voice.models.SpeechKind`'s values; the
+configuration does not load the voice)."""
+
+_VOICE = Pattern(
+    r"[A-Za-z0-9][A-Za-z0-9_+/-]*", "an espeak-ng voice name such as \"de\", \"en-us\" or \"fr+f3\""
+)
+
+
+def _voice(language: str, default: str) -> str:
+    return key(
+        default,
+        _VOICE,
+        f"espeak-ng voice that speaks {language}: the announcements when the display is in it,"
+        f" and the words of {language} games (espeak-ng --voices lists them; +f1..+f5 give a"
+        " female variant).",
+    )
+
+
+@attrs.frozen
+class VoiceConfig:
+    """Spoken announcements through espeak-ng, in the display's language (off by default):
+    the play and its score, challenges and their ruling, whose turn it is, the time
+    warnings and the final tally. Audio goes to the Pi's output through ALSA (aplay); with
+    --simulate each announcement is a WAV in OUT/voice/. Needs: sudo apt install espeak-ng
+    alsa-utils."""
+
+    enabled: bool = key(False, OneOf(True, False), "Say the announcements aloud.")
+    events: tuple[str, ...] = key(
+        ANNOUNCEMENTS,
+        Subset(*ANNOUNCEMENTS),
+        "What is announced: play (a play and its score, a pass, an exchange), challenge (a"
+        " challenge and its ruling), turn (whose turn it is), time (5 and 1 minutes left on the"
+        " game clock, its end, 30 s left of the move limit and its end), tally (the final scores).",
+    )
+    de: str = _voice("German", "de")
+    fr: str = _voice("French", "fr")
+    en: str = _voice("English", "en")
+    speed: int = key(150, Whole(80, 450), "Speaking rate in words per minute (espeak-ng's default is 175).")
+    volume: int = key(100, Whole(0, 200), "Loudness, 0 to 200; 100 is espeak-ng's normal amplitude.")
+    device: str = key(
+        "default",
+        Pattern(r"[^\s\x00-\x1f]+", 'an ALSA device name without spaces, e.g. "default" or "plughw:CARD=Headphones"'),
+        "ALSA device the voice plays on, as aplay -D takes it (aplay -L lists them).",
+    )
+
+    def voices(self) -> dict[str, str]:
+        """Each language's espeak-ng voice."""
+        return {"de": self.de, "fr": self.fr, "en": self.en}
+
+
 # --- checks across keys --------------------------------------------------------------------
 
 RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
@@ -379,6 +433,7 @@ class Config:
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
     ui: UiConfig = field(default_factory=UiConfig)
+    voice: VoiceConfig = field(default_factory=VoiceConfig)
     source: Path | None = None
 
     def language(self) -> str:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .context import Context as Context
     from .context import Settings as Settings
     from .context import TileLookup as TileLookup
+    from .effects import Announce as Announce
     from .effects import Append as Append
     from .effects import Effect as Effect
     from .effects import GameOver as GameOver
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 _MODULES = {
     "context": ("Context", "Settings", "TileLookup"),
-    "effects": ("Append", "Effect", "GameOver", "HouseWord", "PowerOff", "Show"),
+    "effects": ("Announce", "Append", "Effect", "GameOver", "HouseWord", "PowerOff", "Show"),
     "inputs": ("BoardAway", "BoardBack", "BoardRead", "Input", "ReaderState", "Tick"),
     "records": ("ClockState", "Committed", "Moment", "Record", "Started"),
     "state": (

@@ -10,6 +10,7 @@ from engine.lexicon import Lexicon
 from engine.rules import PROFILES, RuleProfile
 from engine.tiles import Tile, TileSet
 from scoreboard.screens.models import Lang
+from scoreboard.voice.models import SpeechKind
 
 __all__ = ["Context", "Settings", "TileLookup"]
 
@@ -34,6 +35,7 @@ class Settings:
     refill: Literal["block", "warn"] = "block"  # a Done while a rack is not refilled
     clock_save_s: float = 15.0  # a running clock is journaled this often
     challenge_grace_s: float = 0.4  # a Challenge waits this long for one pressed earlier
+    announce: frozenset[SpeechKind] = frozenset()  # what is announced aloud (none: voice off)
 
 
 @dataclass(frozen=True)

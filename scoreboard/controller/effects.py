@@ -12,10 +12,11 @@ from typing import TypeAlias
 
 from engine.game import Tally
 from scoreboard.screens.models import Screen
+from scoreboard.voice.models import Speech
 
 from .records import Record
 
-__all__ = ["Append", "Effect", "GameOver", "HouseWord", "PowerOff", "Show"]
+__all__ = ["Announce", "Append", "Effect", "GameOver", "HouseWord", "PowerOff", "Show"]
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,16 @@ class GameOver:
 
 
 @dataclass(frozen=True)
+class Announce:
+    """Say ``speech`` aloud (``voice``), after the step's frames: it never waits for the voice."""
+
+    speech: Speech
+
+
+@dataclass(frozen=True)
 class PowerOff:
     """Shut down was chosen from the menu."""
 
 
-Effect: TypeAlias = Append | Show | HouseWord | GameOver | PowerOff
+Effect: TypeAlias = Append | Show | HouseWord | GameOver | PowerOff | Announce
 """Anything a step asks for."""

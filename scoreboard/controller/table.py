@@ -2,10 +2,10 @@
 
 One queue, one consumer: the service feeds :meth:`Table.step` every input in arrival order
 (board reads from the stabiliser, link state, button events, ticks) and carries out the
-effects in order: journal appends first, then house-list words, the game's end, and the
-screens. ``step`` is a pure function: it never changes the state it is given (states are
-frozen and each owns its engine game, which a step only ever copies), and the same state
-and input always give the same result.
+effects in order: journal appends first, then house-list words, the game's end, the
+screens and what is said aloud (:mod:`.speech`). ``step`` is a pure function: it never
+changes the state it is given (states are frozen and each owns its engine game, which a
+step only ever copies), and the same state and input always give the same result.
 
 The concerns live in their own modules: judging a Done (:mod:`.judging`), challenges and
 the window (:mod:`.challenges`), the menu and corrections (:mod:`.corrections`), clocks
@@ -31,12 +31,13 @@ from .challenges import deadlines, open_window, rule_challenges
 from .clocks import board_away, board_back, move_limit, pause, sync_clock
 from .commit import Fx, Step, commit, playing
 from .context import Context
-from .effects import Append, Effect, Show
+from .effects import Announce, Append, Effect, Show
 from .first_draw import new_game, start_game
 from .inputs import BoardAway, BoardBack, BoardRead, Input, ReaderState, Tick
 from .messages import error
 from .moments import left_moment, moment_of, with_moment
 from .records import ClockState, Committed, Moment, Record, Started
+from .speech import announcements
 from .state import Asking, Idle, Lobby, Over, Playing, Reading, Shown, TableState
 from .view import frames
 
@@ -71,6 +72,7 @@ class Table:
         except ScoreboardError as e:
             s, fx = error(ctx, replace(state, now=s.now), ErrorKind.BAD_PLAY, str(e)), ()
         s, effects = finish(ctx, s, fx)
+        effects += [Announce(speech) for speech in announcements(ctx, state, s)]
         return s, _with_moment(state, s, effects)
 
     def refused(self, state: TableState, event: Input) -> TableState:
