@@ -64,7 +64,7 @@ from scoreboard.controller import (
     TableState,
 )
 from scoreboard.controller.moments import moment_of
-from scoreboard.journal import Entry, GameInfo, JournalWriteError, WriteFailure
+from scoreboard.journal import Damage, Entry, GameInfo, JournalWriteError, Kept, WriteFailure
 from scoreboard.journal_format import ABANDONED_KEY, encode_meta, encode_record, game_to_resume, read_game
 from scoreboard.lexicons import HouseList
 from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
@@ -91,7 +91,7 @@ class GameJournal(Protocol):
 
     def game(self, game_id: int) -> GameInfo: ...
 
-    def keep_copy(self, tag: str) -> Path: ...
+    def keep_copy(self, damage: Damage) -> Kept: ...
 
     def close(self) -> None: ...
 
@@ -133,7 +133,7 @@ class Service:
         self._pending_result: tuple[int, dict[str, Any]] | None = None
         self._failed: ErrorScreen | None = None
         self._unsaved: Moment | None = None  # the table's moment, when a full disk refused it alone
-        self.kept_copy: Path | None = None  # the journal's files copied aside: a game in it could not be read
+        self.kept_copy: Kept | None = None  # the journal's files copied aside: a game in it could not be read
         self._reading: tuple[str, ...] = ()  # what the log last said was wrong with the board
         self._read_seen: tuple[BoardSnapshot, tuple[tuple[bytes, tuple[Loc, ...]], ...], str] | None = None
         self._geometry: tuple[int, int, int, int] | None = None  # of the board last taken (cols, rows, racks, slots)
@@ -180,10 +180,10 @@ class Service:
             log.error("cannot show the tally of game %s again: %s; its result stays in the journal", info.id, error)
             return
         try:
-            self.kept_copy = self.journal.keep_copy("unreadable")
+            self.kept_copy = self.journal.keep_copy(Damage.GAME_UNREADABLE)
         except JournalWriteError as e:
             log.error("%s", e)
-        where = f"; the journal's files as they were are kept as {self.kept_copy}" if self.kept_copy else ""
+        where = f"; the journal's files as they were are kept as {self.kept_copy.path}" if self.kept_copy else ""
         log.error("cannot resume game %s: %s%s; a new game starts", info.id, error, where)
         self._mark_abandoned(info.id, f"could not be resumed: {error}")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scoreboard.journal import JOURNAL_NAME, Journal, JournalCorruptError, JournalOpenError
+from scoreboard.journal import JOURNAL_NAME, Damage, Journal, JournalCorruptError, JournalOpenError, Kept
 from scoreboard.journal_wal import read_frames, wal_damage
 
 META = {"rules": "de", "players": ["Anna", "Ben"], "first": 0}
@@ -100,8 +100,7 @@ def test_a_bit_flipped_wal_is_told_kept_byte_for_byte_and_its_readable_part_kept
     with Journal.open(tmp_path / "s", now=fixed_now) as journal:
         assert journal.recovered_from == tmp_path / "s" / f"{JOURNAL_NAME}.damaged-{STAMP}"
         assert kept_files(journal) == damaged  # not checkpointed, not rebuilt: as found
-        note = journal.recovery_note
-        assert note is not None and "write-ahead log" in note and str(journal.recovered_from) in note
+        assert journal.recovery is not None and journal.recovery.kept.damage is Damage.LOG_DAMAGED
         kept = readable(journal)
         assert kept == list(range(len(kept))) and len(kept) < RECORDS  # a prefix, and told so
         assert journal.unfinished() is not None or not kept
@@ -121,7 +120,7 @@ def test_a_truncated_wal_is_told_and_kept(tmp_path: Path, killed: dict[str, byte
 def test_a_missing_wal_that_held_saved_records_is_told(tmp_path: Path, killed: dict[str, bytes]) -> None:
     lay_out(tmp_path / "s", {"": killed[""], "-shm": killed["-shm"]})
     with Journal.open(tmp_path / "s", now=fixed_now) as journal:
-        assert journal.recovery_note is not None and "write-ahead log is missing" in journal.recovery_note
+        assert journal.recovery is not None and journal.recovery.kept.damage is Damage.LOG_DAMAGED
 
 
 def test_an_empty_journal_file_is_kept_and_told_not_silently_replaced(tmp_path: Path) -> None:
@@ -129,7 +128,7 @@ def test_an_empty_journal_file_is_kept_and_told_not_silently_replaced(tmp_path: 
     with Journal.open(tmp_path, now=fixed_now) as journal:
         assert journal.recovered_from == tmp_path / f"{JOURNAL_NAME}.empty-{STAMP}"
         assert journal.recovered_from.read_bytes() == b""
-        assert journal.recovery_note is not None and "empty" in journal.recovery_note
+        assert journal.recovery is not None and journal.recovery.kept == Kept(Damage.EMPTY, journal.recovered_from, STAMP)
         assert journal.games() == []
 
 
@@ -140,8 +139,9 @@ def test_an_unreadable_journal_is_a_clean_open_error_and_nothing_is_moved(tmp_pa
         journal.start_game(META)
     (tmp_path / JOURNAL_NAME).chmod(0)
     try:
-        with pytest.raises(JournalOpenError, match="cannot open"):
+        with pytest.raises(JournalOpenError) as refused:
             Journal.open(tmp_path)
+        assert refused.value.path == tmp_path / JOURNAL_NAME and refused.value.damage is None
         assert sorted(p.name for p in tmp_path.iterdir()) == [JOURNAL_NAME]
     finally:
         (tmp_path / JOURNAL_NAME).chmod(0o600)
@@ -150,8 +150,9 @@ def test_an_unreadable_journal_is_a_clean_open_error_and_nothing_is_moved(tmp_pa
 def test_an_export_of_a_damaged_wal_is_refused_and_touches_nothing(tmp_path: Path, killed: dict[str, bytes]) -> None:
     damaged = {**killed, "-wal": killed["-wal"][: len(killed["-wal"]) // 2]}
     lay_out(tmp_path / "s", dict(damaged))
-    with pytest.raises(JournalCorruptError, match="write-ahead log"):
+    with pytest.raises(JournalCorruptError) as refused:
         Journal.open_existing(tmp_path / "s")
+    assert refused.value.damage is Damage.LOG_DAMAGED
     assert {s: (tmp_path / "s" / (JOURNAL_NAME + s)).read_bytes() for s in SIDES} == damaged
 
 
@@ -287,25 +288,25 @@ def edit(folder: Path, *sql: str) -> bytes:
 
 
 @pytest.mark.parametrize(
-    ("sql", "tag"),
+    ("sql", "damage"),
     [
-        (("PRAGMA user_version = 0",), "corrupt"),
+        (("PRAGMA user_version = 0",), Damage.CORRUPT),
         (("PRAGMA writable_schema = ON",
-          "UPDATE sqlite_master SET sql = replace(sql, 'PRIMARY KEY', 'PRAMARY KEY') WHERE name = 'games'"), "corrupt"),
-        (("UPDATE games SET started = CAST(x'32303236ff' AS TEXT)",), "corrupt"),
-        (("UPDATE games SET finished = 'yesterday'",), "corrupt"),
+          "UPDATE sqlite_master SET sql = replace(sql, 'PRIMARY KEY', 'PRAMARY KEY') WHERE name = 'games'"), Damage.CORRUPT),
+        (("UPDATE games SET started = CAST(x'32303236ff' AS TEXT)",), Damage.CORRUPT),
+        (("UPDATE games SET finished = 'yesterday'",), Damage.CORRUPT),
     ],
     ids=["version lost", "schema text", "start time not UTF-8", "end time not a time"],
 )
 def test_a_journal_damaged_where_sqlite_does_not_look_is_set_aside_and_salvaged(
-    tmp_path: Path, sql: tuple[str, ...], tag: str
+    tmp_path: Path, sql: tuple[str, ...], damage: Damage
 ) -> None:
     closed_journal(tmp_path)
     damaged = edit(tmp_path, *sql)
     with Journal.open(tmp_path, now=fixed_now) as journal:
-        assert journal.recovered_from is not None and journal.recovered_from.name.startswith(f"{JOURNAL_NAME}.{tag}-")
+        assert journal.recovery is not None and journal.recovery.kept.damage is damage
+        assert journal.recovered_from == tmp_path / f"{JOURNAL_NAME}.{damage.tag}-{STAMP}"
         assert journal.recovered_from.read_bytes() == damaged  # kept byte for byte
-        assert journal.recovery_note is not None
         journal.games()  # the new journal reads: no exit on every start
 
 
@@ -313,13 +314,14 @@ def test_a_foreign_sqlite_file_is_set_aside_not_filled_with_the_journals_tables(
     edit(tmp_path, "CREATE TABLE photos (name TEXT)", "INSERT INTO photos VALUES ('Anna.jpg')")
     foreign = (tmp_path / JOURNAL_NAME).read_bytes()
     with Journal.open(tmp_path, now=fixed_now) as journal:
-        assert journal.recovered_from is not None and journal.recovered_from.name.startswith(f"{JOURNAL_NAME}.foreign-")
+        assert journal.recovery is not None and journal.recovery.kept == Kept(Damage.FOREIGN, journal.recovered_from, STAMP)
         assert journal.recovered_from.read_bytes() == foreign
         assert journal.games() == []
     (tmp_path / "other").mkdir()
     edit(tmp_path / "other", "CREATE TABLE photos (name TEXT)")
-    with pytest.raises(JournalCorruptError, match="not a game journal"):  # an export neither
+    with pytest.raises(JournalCorruptError) as refused:  # an export neither
         Journal.open_existing(tmp_path / "other")
+    assert refused.value.damage is Damage.FOREIGN
 
 
 def test_a_journal_that_cannot_be_opened_stays_told_on_the_panel_after_the_service_stops(tmp_path: Path) -> None:
@@ -365,7 +367,7 @@ def test_a_recovery_cut_short_is_done_again_at_the_next_start(tmp_path: Path, mo
 
     with Journal.open(tmp_path, now=fixed_now) as journal:
         assert journal.recovered_from is not None and journal.recovered_from.read_bytes() == damaged
-        assert journal.recovery_note is not None
+        assert journal.recovery is not None and journal.recovery.kept.damage is Damage.CORRUPT
         [game] = journal.games()
         assert [e.payload["n"] for e in journal.entries(game.id)] == list(range(7))  # salvaged after all
     left = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(f"{JOURNAL_NAME}.corrupt-"))

@@ -13,7 +13,7 @@ from test_service_review import Clock
 from test_tally_resume import cut, on_service, one_play, state  # noqa: F401  (state: the fixture)
 
 from scoreboard.controller import FirstDraw, Lobby, Playing
-from scoreboard.journal import JOURNAL_NAME, Journal, JournalWriteError, WriteFailure
+from scoreboard.journal import JOURNAL_NAME, Damage, Journal, JournalWriteError, WriteFailure
 from scoreboard.journal_format import ABANDONED_KEY, OTHER_KINDS
 from scoreboard.scripted import SCRIPT_KIND
 
@@ -61,8 +61,9 @@ def test_a_game_that_cannot_be_rebuilt_is_kept_aside_byte_for_byte_told_and_a_ne
     again = on_service(r, state, clock)
     assert isinstance(r.state.phase, (Lobby, FirstDraw))
     kept = again.kept_copy
-    assert kept is not None and kept.name.startswith(f"{JOURNAL_NAME}.unreadable-")
-    assert kept.read_bytes() == before[JOURNAL_NAME]  # as found, before the game was marked
+    assert kept is not None and kept.damage is Damage.GAME_UNREADABLE
+    assert kept.path.name == f"{JOURNAL_NAME}.unreadable-{kept.stamp}"
+    assert kept.path.read_bytes() == before[JOURNAL_NAME]  # as found, before the game was marked
     info = again.journal.game(game)
     assert info.result is not None and ABANDONED_KEY in info.result
     again.close()
