@@ -3,7 +3,8 @@
 :func:`salvage` works on a copy (in a temporary folder beside the original), so the original
 files stay exactly as they were found. It keeps every game whose start and meta data can be
 read, and of each game its entries from the first on, up to the first one that is missing
-or cannot be read: a game is never given a hole in the middle.
+or cannot be read: a game is never given a hole in the middle (but for a moment, where the
+table was, which the one before stands in for).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ Row = tuple[int, str, str, float]  # an entry as stored: seq, kind, payload (JSO
 @dataclass(frozen=True)
 class SalvagedGame:
     """A game read from a damaged journal, as stored (JSON as text); ``of``: how many entries
-    it had, when fewer could be read."""
+    it had, when fewer could be read; ``left_out``: the moments left out (their seqs);
+    ``cut_at``: the first entry that could not be read, when nothing from it on was kept."""
 
     id: int
     started: str
@@ -39,6 +41,24 @@ class SalvagedGame:
     result: str | None
     entries: tuple[Row, ...]
     of: int | None = None
+    left_out: tuple[int, ...] = ()
+    cut_at: int | None = None
+
+    def kept(self) -> str | None:
+        """What of the game was kept, in words; None when all of it."""
+        if self.cut_at is None and not self.left_out:
+            return None
+        n = len(self.entries)
+        total = f" of {self.of}" if self.of is not None else ""
+        if not self.left_out:
+            return f"game {self.id} kept its first {n}{total} records"
+        moments = (
+            f"the moment at entry {self.left_out[0]}" if len(self.left_out) == 1
+            else f"the moments at entries {', '.join(map(str, self.left_out))}"
+        )
+        if self.cut_at is None:
+            return f"game {self.id} kept {n}{total} records: all but {moments}"
+        return f"game {self.id} kept {n}{total} records: entries 1 to {self.cut_at - 1} but {moments}"
 
 
 @dataclass(frozen=True)
@@ -55,7 +75,7 @@ class Salvage:
             return f"nothing could be read from it{lost}"
         entries = sum(len(g.entries) for g in self.games)
         words = [f"{len(self.games)} games with {entries} records were copied into a new journal"]
-        words += [f"game {g.id} kept its first {len(g.entries)} of {g.of} records" for g in self.games if g.of]
+        words += [kept for g in self.games if (kept := g.kept()) is not None]
         if self.unreadable_games:
             words.append(f"{self.unreadable_games} games could not be read")
         return "; ".join(words)
@@ -133,17 +153,18 @@ def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> SalvagedGame | N
     result_text = None if result is None else _json(result)
     if finished_text is not None and result_text is None:
         result_text = json.dumps({"abandoned": "its result could not be read from a damaged journal"})
-    entries, total = _entries(conn, game_id)
+    entries, total, left_out, cut_at = _entries(conn, game_id)
     return SalvagedGame(
         game_id, started_text, meta_text, finished_text, result_text if finished_text else None,
-        tuple(entries), total if total != len(entries) else None,
+        tuple(entries), total if total != len(entries) else None, tuple(left_out), cut_at,
     )
 
 
-def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int]:
-    """The readable entries of a game from seq 1 up to the first gap or damaged one, and how
-    many it seems to hold."""
+def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int, list[int], int | None]:
+    """The readable entries of a game from seq 1 up to the first gap or damaged one; how
+    many it seems to hold; the moments left out; the entry it was cut at (None: not cut)."""
     query = f"SELECT seq, kind, payload, at, {_crc(conn, 'entries')} FROM entries WHERE game_id = ?"
+    cut_at: int | None = None
     try:
         rows = conn.execute(query + " ORDER BY seq", (game_id,)).fetchall()
     except (sqlite3.DatabaseError, UnicodeDecodeError):
@@ -152,27 +173,32 @@ def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int]:
             try:
                 found = conn.execute(query + " AND seq = ?", (game_id, len(rows) + 1)).fetchall()
             except (sqlite3.DatabaseError, UnicodeDecodeError):
+                cut_at = len(rows) + 1
                 break
             if not found:
                 break
             rows += found
     kept: list[Row] = []
+    left_out: list[int] = []
     expected = 1
     for seq, kind, payload, at, crc in rows:
         kind_text, payload_text = _text(kind), _json(payload)
         if seq != expected or not kind_text or not isinstance(at, (int, float)) or not math.isfinite(at):
+            cut_at = expected
             break
         expected += 1
         whole = payload_text is not None and (
             crc is None or crc == entry_crc(game_id, seq, kind_text, payload_text, float(at))
         )
         if not whole and kind_text == MOMENT:
-            continue  # where the table was, not the game: the one before does instead
+            left_out.append(seq)  # where the table was, not the game: the one before does instead
+            continue
         if not whole:
+            cut_at = seq
             break
         assert payload_text is not None
         kept.append((seq, kind_text, payload_text, float(at)))
-    return kept, max(len(rows), len(kept))
+    return kept, max(len(rows), len(kept)), left_out, cut_at
 
 
 def _text(value: object) -> str | None:

@@ -534,3 +534,32 @@ def test_a_bad_entry_of_the_game_to_resume_sets_the_journal_aside_and_keeps_what
         assert (len(kept.entries), kept.of) == (3, 5)
         assert [e.payload for e in journal.entries(game)] == [{"n": 0}, {"n": 1}, {"n": 2}]
         assert journal.unfinished() is not None
+
+
+@pytest.mark.parametrize(
+    ("damaged", "kept", "left_out", "cut_at", "words"),
+    [
+        ((5,), [1, 2, 3, 4, 6, 7, 8, 9], (5,), None, "game 1 kept 8 of 9 records: all but the moment at entry 5"),
+        ((3, 7), [1, 2, 4, 5, 6], (3,), 7, "game 1 kept 5 of 9 records: entries 1 to 6 but the moment at entry 3"),
+        ((7,), [1, 2, 3, 4, 5, 6], (), 7, "game 1 kept its first 6 of 9 records"),
+    ],
+    ids=["a moment in the middle", "a moment, then a play", "a play"],
+)
+def test_the_salvage_says_which_records_were_kept(
+    tmp_path: Path, damaged: tuple[int, ...], kept: list[int], left_out: tuple[int, ...], cut_at: int | None, words: str
+) -> None:
+    """A moment that cannot be read is left out and the game goes on past it: the summary
+    says so, not that the game was kept up to it."""
+    with Journal.open(tmp_path) as journal:
+        game = journal.start_game(META)
+        journal.append_many(game, [("moment" if n in (3, 5) else "k", {"n": n}, n) for n in range(1, 10)])
+    with raw(tmp_path) as conn:  # (the checksums stay: the rows no longer match them)
+        for seq in damaged:
+            conn.execute("UPDATE entries SET payload = '{\"n\": 0}' WHERE seq = ?", (seq,))
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovery is not None and journal.recovery.salvage is not None
+        [salvaged] = journal.recovery.salvage.games
+        assert (salvaged.of, salvaged.left_out, salvaged.cut_at) == (9, left_out, cut_at)
+        assert [e.seq for e in journal.entries(game)] == kept
+        assert salvaged.kept() == words
+        assert journal.recovery.salvage.summary() == f"1 games with {len(kept)} records were copied into a new journal; {words}"
