@@ -509,11 +509,17 @@ class Journal:
         db = Path(state_dir) / JOURNAL_NAME
         if not db.is_file():
             raise NoJournalError(f"no game journal at {db}")
+        found = {suffix for suffix in _SIDE_FILES if os.path.lexists(f"{db}{suffix}")}
+        immutable = _unused(db)
         try:
             _inspect(db)
             _check(db)
             return cls(_connect(db, connection_factory), db)
         except _Unusable as bad:
+            if not immutable:  # the check's connection made what was not found: not left as the journal's
+                for suffix in set(_SIDE_FILES) - found:
+                    with suppress(FileNotFoundError):
+                        os.unlink(f"{db}{suffix}")
             if bad.version is not None:
                 raise JournalVersionError(db, bad.message, bad.version) from None
             raise JournalCorruptError(db, bad.damage, bad.message) from None
@@ -796,6 +802,13 @@ def _inspect(db: Path) -> None:
         raise _Unusable(Damage.EMPTY, "is empty (0 bytes)")
 
 
+def _unused(db: Path) -> bool:
+    """Whether ``db`` has no side files, so is open nowhere (SQLite keeps a ``-wal`` and a
+    ``-shm`` while it is): :func:`_check` then reads it as immutable, which makes neither (a
+    read-only connection would leave both)."""
+    return not any(os.path.lexists(f"{db}{suffix}") for suffix in (*_SIDE_FILES, "-journal"))
+
+
 def _check(db: Path) -> None:
     """Check ``db`` through a read-only connection, which writes to neither the file nor its
     log: the schema version, ``PRAGMA quick_check``, and that every game's meta data and
@@ -804,7 +817,9 @@ def _check(db: Path) -> None:
     if not db.exists():
         return
     try:
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
+        conn = sqlite3.connect(
+            f"{db.absolute().as_uri()}?mode=ro{'&immutable=1' if _unused(db) else ''}", uri=True, timeout=10.0
+        )
     except sqlite3.Error as e:
         raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e)) from None
     conn.text_factory = bytes  # a damaged file may hold any bytes, even in quick_check's report
