@@ -143,6 +143,15 @@ class JournalWriteError(ScoreboardError, OSError):
         self.failure = failure
 
 
+class JournalCopyError(JournalWriteError):
+    """A copy of the journal's files that could not be made (``kept``: where it was to go;
+    ``failure``: why); nothing of it is left."""
+
+    def __init__(self, message: str, kept: Kept, failure: WriteFailure) -> None:
+        super().__init__(message, failure)
+        self.kept = kept
+
+
 class JournalReadError(ScoreboardError, OSError):
     """A read of the journal that failed (I/O error)."""
 
@@ -288,7 +297,7 @@ def _is_corruption(e: sqlite3.DatabaseError) -> bool:
 def _failure(e: BaseException) -> WriteFailure:
     """Why a write failed, from the error's code."""
     if isinstance(e, OSError) and not isinstance(e, ScoreboardError):
-        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # (EFBIG: past a file-size limit)
             return WriteFailure.DISK_FULL
         return WriteFailure.IO_ERROR if e.errno == errno.EIO else WriteFailure.OTHER
     code = _sqlite_code(e)
@@ -336,6 +345,36 @@ def set_aside(db: Path, target: Path) -> None:
         if os.path.lexists(source):
             os.rename(source, target.with_name(target.name + suffix))
     _fsync_dir(db.parent)
+
+
+PART_SUFFIX = ".part"  # a copy being made; renamed to its name once whole
+
+
+def copy_aside(db: Path, target: Path) -> None:
+    """Copy ``db`` and its ``-wal``/``-shm`` (those there are) byte for byte to ``target``
+    (a free name, see :func:`_free_name`) and its ``-wal``/``-shm``: each to a temporary
+    name first, synced, then all renamed, so a name of the copy only ever holds a whole
+    file. On an :class:`OSError` nothing of the copy is left and the error is raised."""
+    names = [
+        (db.with_name(db.name + suffix), target.with_name(target.name + suffix))
+        for suffix in ("", *_SIDE_FILES)
+        if os.path.lexists(db.with_name(db.name + suffix))
+    ]
+    try:
+        for source, to in names:
+            part = to.with_name(to.name + PART_SUFFIX)
+            shutil.copyfile(source, part)
+            with open(part, "rb") as f:
+                os.fsync(f.fileno())
+        for _, to in names:
+            os.rename(to.with_name(to.name + PART_SUFFIX), to)
+        _fsync_dir(db.parent)
+    except OSError:
+        for _, to in names:
+            for leftover in (to.with_name(to.name + PART_SUFFIX), to):
+                with suppress(FileNotFoundError):
+                    os.unlink(leftover)
+        raise
 
 
 RECOVERING_SUFFIX = ".recovering"  # a recovery under way: {"kept": NAME, "stamp": ..., "damage": ..., "message": ...}
@@ -435,6 +474,9 @@ class Journal:
             ) from None
         for stale in state_dir.glob(".salvage-*"):  # a copy a cut recovery left behind
             shutil.rmtree(stale, ignore_errors=True)
+        for part in state_dir.glob(f"{JOURNAL_NAME}.*{PART_SUFFIX}"):  # a copy (or a marker) cut short
+            with suppress(OSError):
+                os.unlink(part)
         interrupted = _interrupted_recovery(db)
         if interrupted is not None:
             return cls._recover(db, interrupted[1], None, now, connection_factory, moved=interrupted[0])
@@ -528,21 +570,14 @@ class Journal:
         """Copy the journal's files as they are, byte for byte, to ``journal.db.TAG-STAMP``
         (with any ``-wal`` and ``-shm``; :func:`set_aside`'s names) before a write changes
         them (a game that cannot be read is about to be marked so); where they are.
-        :class:`JournalWriteError` when the copy cannot be made."""
+        :class:`JournalCopyError` when the copy cannot be made (nothing is left of it)."""
         with self._lock:
             kept = _free_name(self.path, damage, self._now())
             try:
-                for suffix in ("", *_SIDE_FILES):
-                    source = self.path.with_name(self.path.name + suffix)
-                    if os.path.lexists(source):
-                        target = kept.path.with_name(kept.path.name + suffix)
-                        shutil.copyfile(source, target)
-                        with open(target, "rb") as f:
-                            os.fsync(f.fileno())
-                _fsync_dir(self.path.parent)
+                copy_aside(self.path, kept.path)
             except OSError as e:
-                raise JournalWriteError(
-                    f"cannot keep a copy of the game journal {self.path}: {e.strerror or e}", _failure(e)
+                raise JournalCopyError(
+                    f"cannot keep a copy of the game journal {self.path}: {e.strerror or e}", kept, _failure(e)
                 ) from None
             return kept
 
@@ -1005,6 +1040,7 @@ __all__ = [
     "Entry",
     "GameInfo",
     "Journal",
+    "JournalCopyError",
     "JournalCorruptError",
     "JournalDataError",
     "JournalOpenError",
@@ -1016,5 +1052,6 @@ __all__ = [
     "NoSuchGameError",
     "Recovery",
     "WriteFailure",
+    "copy_aside",
     "set_aside",
 ]

@@ -173,18 +173,27 @@ class Service:
 
     def _unreadable(self, info: GameInfo, error: Exception) -> None:
         """Game ``info`` cannot be rebuilt from its records (damage): a new game starts. An
-        unfinished one is marked so, after the journal's files were copied aside byte for
-        byte (:attr:`kept_copy`, which the display is to tell); a finished one keeps its
-        result as it is (nothing is written: its tally is only not shown again)."""
+        unfinished one is marked so, once the journal's files are copied aside byte for
+        byte (:attr:`kept_copy`, which the display is to tell); when no copy can be made,
+        nothing is written (a later start tries again). A finished one keeps its result as
+        it is (nothing is written: its tally is only not shown again)."""
         if info.finished is not None:
             log.error("cannot show the tally of game %s again: %s; its result stays in the journal", info.id, error)
             return
         try:
             self.kept_copy = self.journal.keep_copy(Damage.GAME_UNREADABLE)
         except JournalWriteError as e:
-            log.error("%s", e)
-        where = f"; the journal's files as they were are kept as {self.kept_copy.path}" if self.kept_copy else ""
-        log.error("cannot resume game %s: %s%s; a new game starts", info.id, error, where)
+            log.error(
+                "cannot resume game %s: %s; %s, so the game is left unfinished as it is (nothing is written to the"
+                " journal before a copy of it is kept), the next start tries again (once no newer game is unfinished);"
+                " a new game starts",
+                info.id, error, e,
+            )
+            return
+        log.error(
+            "cannot resume game %s: %s; the journal's files as they were are kept as %s; a new game starts",
+            info.id, error, self.kept_copy.path,
+        )
         self._mark_abandoned(info.id, f"could not be resumed: {error}")
 
     def _mark_abandoned(self, game_id: int, why: str) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import resource
 import signal
 import sqlite3
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -24,6 +26,7 @@ from scoreboard.journal import (
     SCHEMA_VERSION,
     Damage,
     Journal,
+    JournalCopyError,
     JournalCorruptError,
     JournalDataError,
     JournalVersionError,
@@ -563,3 +566,29 @@ def test_the_salvage_says_which_records_were_kept(
         assert [e.seq for e in journal.entries(game)] == kept
         assert salvaged.kept() == words
         assert journal.recovery.salvage.summary() == f"1 games with {len(kept)} records were copied into a new journal; {words}"
+
+
+def test_a_copy_that_fails_leaves_nothing_under_the_kept_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that fills while the journal's files are copied aside: no part of the copy is
+    left to pass for the original, and the error says why and where it was to go."""
+    real = shutil.copyfile
+
+    def fills_up(source: Any, target: Any) -> Any:
+        if str(source).endswith("-wal"):  # (the database is copied whole, then the disk is full)
+            Path(target).write_bytes(Path(source).read_bytes()[:100])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(source, target)
+
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        journal.append(journal.start_game(META), "k", {"n": 1}, 0)
+        before = sorted(p.name for p in tmp_path.iterdir())
+        monkeypatch.setattr(journal_module.shutil, "copyfile", fills_up)
+        with pytest.raises(JournalCopyError) as failed:
+            journal.keep_copy(Damage.GAME_UNREADABLE)
+        assert failed.value.failure is WriteFailure.DISK_FULL
+        assert failed.value.kept == Kept(Damage.GAME_UNREADABLE, tmp_path / f"{JOURNAL_NAME}.unreadable-{STAMP}", STAMP)
+        assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing of the copy
+        monkeypatch.setattr(journal_module.shutil, "copyfile", real)
+        kept = journal.keep_copy(Damage.GAME_UNREADABLE)  # room again: whole
+        assert kept.path.read_bytes() == (tmp_path / JOURNAL_NAME).read_bytes()
+        assert Path(f"{kept.path}-wal").read_bytes() == (tmp_path / f"{JOURNAL_NAME}-wal").read_bytes()
