@@ -27,7 +27,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,7 +37,7 @@ from typing import Any, Self
 
 from engine.errors import ScoreboardError
 from scoreboard.journal_crc import entry_crc, game_crc
-from scoreboard.journal_salvage import Salvage, SalvagedGame, salvage
+from scoreboard.journal_salvage import ENVIRONMENT, Salvage, SalvagedGame, SalvageIOError, salvage, sqlite_code
 from scoreboard.journal_wal import wal_damage
 
 JOURNAL_NAME = "journal.db"
@@ -85,17 +85,44 @@ _TAGS = {
 }
 
 
+class WriteFailure(enum.Enum):
+    """Why a write did not reach the disk."""
+
+    DISK_FULL = "disk full"
+    IO_ERROR = "disk I/O error"
+    OTHER = "other"
+
+
 class JournalOpenError(ScoreboardError, OSError):
     """The journal file cannot be opened or created (permissions, a missing disk...):
     ``path`` (the journal, or the state directory that cannot be made), ``reason`` in the
-    system's words, and ``damage`` when the file was found unusable but could not be moved
-    aside."""
+    system's words, ``failure`` its kind, and ``damage`` when the file was found unusable
+    but could not be moved aside."""
 
-    def __init__(self, message: str, path: Path, reason: str, damage: Damage | None = None) -> None:
+    def __init__(
+        self, message: str, path: Path, reason: str, damage: Damage | None = None,
+        failure: WriteFailure = WriteFailure.OTHER,
+    ) -> None:
         super().__init__(message)
         self.path = path
         self.reason = reason
         self.damage = damage
+        self.failure = failure
+
+
+class JournalRecoveryError(JournalOpenError):
+    """An unusable journal was set aside (``kept``), but what can be read of it could not be
+    copied into a new journal (``failure``: a full disk...): the next start does it again."""
+
+    def __init__(self, path: Path, detail: str, kept: Kept, failure: WriteFailure, reason: str) -> None:
+        super().__init__(
+            f"The game journal {path} {detail}. Its original files are kept unchanged as {kept.path}"
+            f" (with any -wal and -shm); the recovery could not be finished ({reason}): it will be done again"
+            " at the next start.",
+            path, reason, kept.damage, failure,
+        )
+        self.detail = detail
+        self.kept = kept
 
 
 class NoJournalError(ScoreboardError, FileNotFoundError):
@@ -125,14 +152,6 @@ class JournalVersionError(JournalCorruptError):
     def __init__(self, path: Path, detail: str, version: int) -> None:
         super().__init__(path, Damage.NEWER, detail)
         self.version = version
-
-
-class WriteFailure(enum.Enum):
-    """Why a write did not reach the disk."""
-
-    DISK_FULL = "disk full"
-    IO_ERROR = "disk I/O error"
-    OTHER = "other"
 
 
 class JournalWriteError(ScoreboardError, OSError):
@@ -283,15 +302,9 @@ def _dumps(value: object, what: str) -> str:
         raise JournalDataError(f"{what} {value!r} cannot be stored as JSON: {e}") from None
 
 
-def _sqlite_code(e: BaseException) -> int | None:
-    """SQLite's primary result code of an error (``SQLITE_FULL``...), None when it has none."""
-    code = getattr(e, "sqlite_errorcode", None)
-    return code & 0xFF if isinstance(code, int) else None
-
-
 def _is_corruption(e: sqlite3.DatabaseError) -> bool:
     """True for "not a database" and "disk image is malformed" (not for I/O or access errors)."""
-    return _sqlite_code(e) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    return sqlite_code(e) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def _failure(e: BaseException) -> WriteFailure:
@@ -300,7 +313,7 @@ def _failure(e: BaseException) -> WriteFailure:
         if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # (EFBIG: past a file-size limit)
             return WriteFailure.DISK_FULL
         return WriteFailure.IO_ERROR if e.errno == errno.EIO else WriteFailure.OTHER
-    code = _sqlite_code(e)
+    code = sqlite_code(e)
     if code == sqlite3.SQLITE_FULL:
         return WriteFailure.DISK_FULL
     return WriteFailure.IO_ERROR if code == sqlite3.SQLITE_IOERR else WriteFailure.OTHER
@@ -462,7 +475,9 @@ class Journal:
         A file that is not a usable journal is moved aside (see :func:`set_aside`) and a new
         journal started; :attr:`recovery` says so. ``connection_factory`` (a
         :class:`sqlite3.Connection` subclass) lets tests inject failures. Raises
-        :class:`JournalOpenError` when no journal can be opened at all.
+        :class:`JournalOpenError` when no journal can be opened at all, and
+        :class:`JournalRecoveryError` when one was set aside but what it holds could not be
+        copied into the new one (the next start does that again).
         """
         state_dir = Path(state_dir)
         db = state_dir / JOURNAL_NAME
@@ -470,7 +485,8 @@ class Journal:
             state_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise JournalOpenError(
-                f"cannot create the state directory {state_dir}: {e.strerror or e}", state_dir, _reason(e)
+                f"cannot create the state directory {state_dir}: {e.strerror or e}", state_dir, _reason(e),
+                failure=_failure(e),
             ) from None
         for stale in state_dir.glob(".salvage-*"):  # a copy a cut recovery left behind
             shutil.rmtree(stale, ignore_errors=True)
@@ -479,7 +495,7 @@ class Journal:
                 os.unlink(part)
         interrupted = _interrupted_recovery(db)
         if interrupted is not None:
-            return cls._recover(db, interrupted[1], None, now, connection_factory, moved=interrupted[0])
+            return cls._recover(db, interrupted[1], now, connection_factory, moved=interrupted[0])
         shm = _read_side(db, "-shm")  # the read-only check rebuilds it: the original is kept
         found = {suffix for suffix in _SIDE_FILES if os.path.lexists(f"{db}{suffix}")}
         try:
@@ -487,55 +503,69 @@ class Journal:
             _check(db)
             conn = _connect(db, connection_factory)
         except _Unusable as bad:
-            journal = cls._recover(db, bad, shm, now, connection_factory)
-            for suffix in set(_SIDE_FILES) - found:  # made by the check, not found: not kept as if found
-                with suppress(FileNotFoundError):
-                    os.unlink(f"{journal.recovered_from}{suffix}")
-            return journal
+            return cls._recover(db, bad, now, connection_factory, found=(found, shm))
         return cls(conn, db, now=now)
 
     @classmethod
     def _recover(
-        cls, db: Path, bad: _Unusable, shm: bytes | None, now: Clock, connection_factory: ConnectionFactory,
-        moved: Kept | None = None,
+        cls, db: Path, bad: _Unusable, now: Clock, connection_factory: ConnectionFactory, *,
+        found: tuple[Collection[str], bytes | None] = ((), None), moved: Kept | None = None,
     ) -> Journal:
-        """Set the unusable ``db`` aside (with its original ``-shm`` bytes), start a new
-        journal, and copy into it what can still be read from the old one.
+        """Set the unusable ``db`` aside as it was ``found`` (the side files there were, the
+        ``-shm``'s bytes before the check), start a new journal, and copy into it what can
+        still be read from the old one.
 
         A marker (``journal.db.recovering``) names the files set aside until the new journal
-        holds what was salvaged: a recovery cut short (a power cut, a full disk) is done
-        again from them at the next start (``moved``), never left as an empty journal."""
+        holds what was salvaged: a recovery cut short (a power cut, a full disk:
+        :class:`JournalRecoveryError`) is done again from them at the next start
+        (``moved``), never left as an empty journal."""
         marker = db.with_name(db.name + RECOVERING_SUFFIX)
         try:
             if moved is None:
                 moved = _free_name(db, bad.damage, now())
                 _write_marker(marker, moved, bad)  # first: a cut from here on is seen
                 set_aside(db, moved.path)
+                sides, shm = found
                 if shm is not None and os.path.lexists(f"{moved.path}-shm"):
                     Path(f"{moved.path}-shm").write_bytes(shm)
+                for suffix in set(_SIDE_FILES) - set(sides):  # made by the check, not found: not kept as if found
+                    with suppress(FileNotFoundError):
+                        os.unlink(f"{moved.path}{suffix}")
             else:  # what the cut recovery had begun is dropped: it is made again
                 for suffix in (*_SIDE_FILES, ""):
                     with suppress(FileNotFoundError):
                         os.unlink(db.with_name(db.name + suffix))
         except OSError as e:
             raise JournalOpenError(
-                f"{db}: {bad.message}, and it cannot be moved aside: {e.strerror or e}", db, _reason(e), bad.damage
+                f"{db}: {bad.message}, and it cannot be moved aside: {e.strerror or e}", db, _reason(e), bad.damage,
+                _failure(e),
             ) from None
+        salvaged = None
+        if bad.damage.salvageable:
+            try:
+                salvaged = salvage(moved.path)
+            except SalvageIOError as e:
+                raise JournalRecoveryError(db, bad.message, moved, _failure(e.error), _reason(e.error)) from None
         try:
             conn = _connect(db, connection_factory)
         except _Unusable as again:  # pragma: no cover - a fresh file is always usable
             raise JournalOpenError(
                 f"{db}: a new journal is unusable too: {again.message}", db, again.message, again.damage
             ) from None
+        except JournalOpenError as e:  # (the marker stays: the next start makes it again)
+            raise JournalRecoveryError(db, bad.message, moved, e.failure, e.reason) from None
         journal = cls(conn, db, now=now)
-        found = None
-        if bad.damage.salvageable:
-            found = salvage(moved.path)
-            journal._take(found.games)
+        if salvaged is not None:
+            try:
+                journal._take(salvaged.games)
+            except JournalWriteError as e:
+                journal.close()
+                reason = e.failure.value if e.failure is not WriteFailure.OTHER else str(e)
+                raise JournalRecoveryError(db, bad.message, moved, e.failure, reason) from None
         with suppress(FileNotFoundError):
             os.unlink(marker)
         _fsync_dir(db.parent)
-        journal.recovery = Recovery(db, bad.message, moved, found)
+        journal.recovery = Recovery(db, bad.message, moved, salvaged)
         return journal
 
     @classmethod
@@ -820,7 +850,7 @@ def _inspect(db: Path) -> None:
     except FileNotFoundError:
         header = None
     except OSError as e:
-        raise JournalOpenError(f"cannot open the game journal {db}: {e.strerror or e}", db, _reason(e)) from None
+        raise JournalOpenError(f"cannot open the game journal {db}: {e.strerror or e}", db, _reason(e), failure=_failure(e)) from None
     shm = _read_side(db, "-shm")  # the index before the log: a writer's commit in between
     wal = _read_side(db, "-wal")  # only lengthens the log past what the index says
     if header is None and not wal:
@@ -856,7 +886,7 @@ def _check(db: Path) -> None:
             f"{db.absolute().as_uri()}?mode=ro{'&immutable=1' if _unused(db) else ''}", uri=True, timeout=10.0
         )
     except sqlite3.Error as e:
-        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e)) from None
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e), failure=_failure(e)) from None
     conn.text_factory = bytes  # a damaged file may hold any bytes, even in quick_check's report
     try:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
@@ -915,8 +945,8 @@ def _check(db: Path) -> None:
     except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
         raise _Unusable(Damage.CORRUPT, f"is damaged (its schema is not readable text: {e.object[:40]!r})") from None
     except sqlite3.DatabaseError as e:
-        if _sqlite_code(e) in _ENVIRONMENT:
-            raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e)) from None
+        if sqlite_code(e) in ENVIRONMENT:
+            raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e), failure=_failure(e)) from None
         raise _Unusable(Damage.CORRUPT, f"is not a readable journal ({e})") from None
     finally:
         conn.close()
@@ -956,15 +986,6 @@ def _is_time(text: str) -> bool:
     return True
 
 
-_ENVIRONMENT = {  # what a read can fail on that is not the file's fault
-    getattr(sqlite3, name)
-    for name in (
-        "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM",
-        "SQLITE_READONLY", "SQLITE_NOMEM", "SQLITE_FULL", "SQLITE_AUTH", "SQLITE_PROTOCOL",
-    )
-}
-
-
 def _text(value: object, strict: str | None = None) -> str:
     """``value`` (bytes from a :attr:`~sqlite3.Connection.text_factory` of bytes) as text;
     with ``strict`` (what it is), bytes that are not UTF-8 make the file :class:`_Unusable`."""
@@ -997,7 +1018,7 @@ def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
             db, timeout=10.0, isolation_level=None, check_same_thread=False, factory=factory
         )
     except sqlite3.Error as e:
-        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e)) from None
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e), failure=_failure(e)) from None
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
@@ -1007,7 +1028,7 @@ def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
         conn.close()
         if _is_corruption(e):
             raise _Unusable(Damage.CORRUPT, f"is not a readable SQLite database ({e})") from None
-        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e)) from None
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e), failure=_failure(e)) from None
     except BaseException:
         conn.close()
         raise
@@ -1045,6 +1066,7 @@ __all__ = [
     "JournalDataError",
     "JournalOpenError",
     "JournalReadError",
+    "JournalRecoveryError",
     "JournalVersionError",
     "JournalWriteError",
     "Kept",

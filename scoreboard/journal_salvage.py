@@ -15,13 +15,38 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator
-from contextlib import closing, contextmanager, suppress
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import ScoreboardError
 from scoreboard.journal_crc import entry_crc, game_crc
 
-__all__ = ["Salvage", "SalvagedGame", "salvage"]
+__all__ = ["ENVIRONMENT", "Salvage", "SalvageIOError", "SalvagedGame", "salvage", "sqlite_code"]
+
+ENVIRONMENT = {  # what SQLite can fail on that is not the file's fault (primary result codes)
+    getattr(sqlite3, name)
+    for name in (
+        "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM",
+        "SQLITE_READONLY", "SQLITE_NOMEM", "SQLITE_FULL", "SQLITE_AUTH", "SQLITE_PROTOCOL",
+    )
+}
+
+
+def sqlite_code(e: BaseException) -> int | None:
+    """SQLite's primary result code of an error (``SQLITE_FULL``...), None when it has none."""
+    code = getattr(e, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+class SalvageIOError(ScoreboardError, OSError):
+    """The journal ``path`` could not be copied or read for a reason that is not its own
+    (``error``: a full disk, an I/O error...): nothing was read, and it may be tried again."""
+
+    def __init__(self, path: Path, error: OSError | sqlite3.Error) -> None:
+        super().__init__(f"cannot read {path} to salvage it: {error}")
+        self.path = path
+        self.error = error
 
 MOMENT = "moment"  # (journal_format.MOMENT_KIND: a moment changed is dropped, the game kept)
 
@@ -82,7 +107,9 @@ class Salvage:
 
 
 def salvage(db: Path) -> Salvage:
-    """What can be read from the journal ``db`` (and its ``-wal``), from a copy of them."""
+    """What can be read from the journal ``db`` (and its ``-wal``), from a copy of them.
+    :class:`SalvageIOError` when the copy cannot be made or read for a reason that is not
+    the file's (a full disk): "nothing readable" is only ever said of the file."""
     try:
         with _copy(db) as copy, closing(sqlite3.connect(copy, timeout=10.0)) as conn:
             conn.text_factory = bytes
@@ -95,8 +122,20 @@ def salvage(db: Path) -> Salvage:
                 else:
                     games.append(game)
             return Salvage(tuple(games), unreadable)
-    except (OSError, sqlite3.Error, UnicodeDecodeError):
+    except OSError as e:
+        raise SalvageIOError(db, e) from e
+    except sqlite3.Error as e:
+        if sqlite_code(e) in ENVIRONMENT:
+            raise SalvageIOError(db, e) from e
         return Salvage(())
+    except UnicodeDecodeError:
+        return Salvage(())
+
+
+def _damage_only(e: Exception) -> None:
+    """Raise ``e`` again unless the file's damage caused it (then what failed is skipped)."""
+    if sqlite_code(e) in ENVIRONMENT:
+        raise e
 
 
 @contextmanager
@@ -120,16 +159,19 @@ def _games(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
     query = f"SELECT id, started, meta, finished, result, {_crc(conn, 'games')} FROM games"
     try:
         return conn.execute(query + " ORDER BY id").fetchall()
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
-        pass
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
     try:
         ids = [i for (i,) in conn.execute("SELECT id FROM games ORDER BY id").fetchall()]
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
         return []
     rows = []
     for game_id in ids:
-        with suppress(sqlite3.DatabaseError, UnicodeDecodeError):
+        try:
             rows += conn.execute(query + " WHERE id = ?", (game_id,)).fetchall()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+            _damage_only(e)
     return rows
 
 
@@ -137,7 +179,8 @@ def _crc(conn: sqlite3.Connection, table: str) -> str:
     """The checksum column of ``table`` to select (``NULL`` in a journal from before schema 2)."""
     try:
         columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})").fetchall()}
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
         return "NULL"
     return "crc" if "crc" in columns or b"crc" in columns else "NULL"
 
@@ -167,12 +210,14 @@ def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int, li
     cut_at: int | None = None
     try:
         rows = conn.execute(query + " ORDER BY seq", (game_id,)).fetchall()
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
         rows = []
         while True:  # one at a time, until one cannot be read
             try:
                 found = conn.execute(query + " AND seq = ?", (game_id, len(rows) + 1)).fetchall()
-            except (sqlite3.DatabaseError, UnicodeDecodeError):
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as again:
+                _damage_only(again)
                 cut_at = len(rows) + 1
                 break
             if not found:

@@ -3,16 +3,32 @@ be read is kept, and nothing ever escapes as a traceback (seeded fuzzing of the 
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import random
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from scoreboard.journal import JOURNAL_NAME, Damage, Journal, JournalCorruptError, JournalOpenError, Kept
+from scoreboard.journal import (
+    JOURNAL_NAME,
+    Damage,
+    Journal,
+    JournalCorruptError,
+    JournalOpenError,
+    JournalRecoveryError,
+    Kept,
+    WriteFailure,
+)
 from scoreboard.journal_wal import read_frames, wal_damage
 
 META = {"rules": "de", "players": ["Anna", "Ben"], "first": 0}
@@ -374,6 +390,124 @@ def test_a_recovery_cut_short_is_done_again_at_the_next_start(tmp_path: Path, mo
     assert left == [JOURNAL_NAME], left  # no marker, no copy left behind
     with Journal.open(tmp_path, now=fixed_now) as journal:  # done: not again
         assert journal.recovered_from is None
+
+
+def _salvage_fails(error: BaseException) -> type[sqlite3.Connection]:
+    """A connection class whose every statement fails with ``error`` (an SQLite error)."""
+
+    class Failing(sqlite3.Connection):
+        def execute(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+            raise error
+
+    return Failing
+
+
+def _sqlite_error(code: int, message: str) -> sqlite3.OperationalError:
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]  # (as SQLite sets it)
+    return error
+
+
+def _assert_retried(folder: Path, damaged: bytes, failed: JournalRecoveryError, failure: WriteFailure) -> None:
+    """``failed`` kept the damaged journal and its marker; the next start finishes the recovery."""
+    assert failed.failure is failure and failed.kept.damage is Damage.CORRUPT
+    assert failed.kept.path.read_bytes() == damaged
+    assert (folder / f"{JOURNAL_NAME}.recovering").exists()  # the marker stays: the next start does it again
+    with Journal.open(folder, now=fixed_now) as journal:
+        assert journal.recovery is not None and journal.recovery.kept == failed.kept
+        assert journal.recovery.salvage is not None
+        [game] = journal.recovery.salvage.games
+        assert (len(game.entries), game.cut_at) == (3, 4)
+        assert [e.payload["n"] for e in journal.entries(game.id)] == [0, 1, 2]
+    assert not (folder / f"{JOURNAL_NAME}.recovering").exists()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+        _sqlite_error(sqlite3.SQLITE_FULL, "database or disk is full"),
+        _sqlite_error(sqlite3.SQLITE_IOERR, "disk I/O error"),
+    ],
+    ids=["ENOSPC copying", "SQLITE_FULL reading", "SQLITE_IOERR reading"],
+)
+def test_a_full_disk_during_the_salvage_is_not_nothing_readable_and_the_next_start_does_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException
+) -> None:
+    import scoreboard.journal_salvage as salvage_module
+
+    closed_journal(tmp_path, records=7)
+    damaged = edit(tmp_path, "UPDATE entries SET payload = '{\"n\": 9}' WHERE seq = 4")
+    if isinstance(error, OSError):
+        def copy(source: Any, target: Any) -> None:
+            raise error
+        monkeypatch.setattr(salvage_module.shutil, "copyfile", copy)
+        failure = WriteFailure.DISK_FULL
+    else:
+        real = salvage_module.sqlite3.connect
+        def connect(path: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+            if ".salvage-" in str(path):  # (the salvage's copy; not the checks, not the new journal)
+                kwargs["factory"] = _salvage_fails(error)
+            return real(path, *args, **kwargs)
+        monkeypatch.setattr(salvage_module.sqlite3, "connect", connect)
+        failure = WriteFailure.DISK_FULL if "full" in str(error) else WriteFailure.IO_ERROR
+    with pytest.raises(JournalRecoveryError) as failed:
+        Journal.open(tmp_path, now=fixed_now)
+    monkeypatch.undo()
+    assert isinstance(failed.value, JournalOpenError)  # (the service stops, the display says so)
+    _assert_retried(tmp_path, damaged, failed.value, failure)
+
+
+def test_a_full_disk_writing_what_was_salvaged_is_done_again_at_the_next_start(tmp_path: Path) -> None:
+    class FullOnInsert(sqlite3.Connection):  # (the new journal's rows: its tables are made)
+        def executemany(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+            raise _sqlite_error(sqlite3.SQLITE_FULL, "database or disk is full")
+
+    closed_journal(tmp_path, records=7)
+    damaged = edit(tmp_path, "UPDATE entries SET payload = '{\"n\": 9}' WHERE seq = 4")
+    with pytest.raises(JournalRecoveryError) as failed:
+        Journal.open(tmp_path, now=fixed_now, connection_factory=FullOnInsert)
+    _assert_retried(tmp_path, damaged, failed.value, WriteFailure.DISK_FULL)
+
+
+_FSIZE_CHILD = textwrap.dedent(
+    """
+    import json, resource, signal, sys
+    from pathlib import Path
+    from scoreboard.journal import Journal, JournalRecoveryError
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+    try:
+        Journal.open(Path(sys.argv[1]))
+    except JournalRecoveryError as e:
+        print(json.dumps({"failure": e.failure.name, "kept": str(e.kept.path), "stamp": e.kept.stamp}))
+    """
+)
+
+
+@pytest.mark.parametrize("room", ["for no copy", "for the copy, not for SQLite's index"])
+def test_a_real_full_disk_during_the_salvage_through_the_file_size_limit(tmp_path: Path, room: str) -> None:
+    """The kernel refuses the salvage's writes (RLIMIT_FSIZE, in a child process): copying
+    the damaged journal, or SQLite's wal-index (32 KiB) of the copy."""
+    resource = pytest.importorskip("resource")
+    if not hasattr(resource, "RLIMIT_FSIZE") or not hasattr(signal, "SIGXFSZ"):
+        pytest.skip("no RLIMIT_FSIZE/SIGXFSZ here to fill the disk with")
+    closed_journal(tmp_path, records=7)
+    damaged = edit(tmp_path, "UPDATE entries SET payload = '{\"n\": 9}' WHERE seq = 4")
+    limit = len(damaged) // 2 if room == "for no copy" else len(damaged) + 1024
+    assert limit < 32768
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _FSIZE_CHILD, str(tmp_path), str(limit)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0 and done.stdout, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    kept = Kept(Damage.CORRUPT, Path(result["kept"]), result["stamp"])
+    failure = WriteFailure[result["failure"]]
+    assert failure is (WriteFailure.DISK_FULL if room == "for no copy" else WriteFailure.IO_ERROR)
+    failed = JournalRecoveryError(tmp_path / JOURNAL_NAME, "", kept, failure, "")
+    _assert_retried(tmp_path, damaged, failed, failure)
 
 
 def test_a_commit_between_reading_the_index_and_the_log_is_not_damage(tmp_path: Path) -> None:
