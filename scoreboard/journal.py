@@ -11,7 +11,9 @@ failed ``PRAGMA quick_check``, text that is not UTF-8 JSON, or a schema newer th
 is found before SQLite writes to it (the checks read the bytes, then a read-only connection),
 set aside byte for byte under a new name, and a fresh journal started with every game and
 entry that can still be read from a copy of it (:mod:`scoreboard.journal_salvage`);
-:attr:`Journal.recovery` tells why, where the old one went and what was kept. The schema
+:attr:`Journal.recovery` tells why, where the old one went and what was kept. A write-ahead
+log that no wal-index vouches for (after a power cut) is copied aside as found before SQLite
+opens it, the latest few copies kept (:attr:`Journal.unverified`). The schema
 version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` brings an older file up to
 date, one function per version.
 """
@@ -22,6 +24,7 @@ import enum
 import errno
 import functools
 import json
+import logging
 import math
 import os
 import shutil
@@ -38,9 +41,12 @@ from typing import Any, Self
 from engine.errors import ScoreboardError
 from scoreboard.journal_crc import entry_crc, game_crc
 from scoreboard.journal_salvage import ENVIRONMENT, Salvage, SalvagedGame, SalvageIOError, salvage, sqlite_code
-from scoreboard.journal_wal import wal_damage
+from scoreboard.journal_wal import unverified, wal_damage
 
 JOURNAL_NAME = "journal.db"
+UNVERIFIED_KEPT = 3  # copies of a journal whose write-ahead log could not be checked: the latest are kept
+
+log = logging.getLogger(__name__)
 
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's companions of a WAL database, moved with it
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -61,6 +67,7 @@ class Damage(enum.Enum):
     FOREIGN = "foreign"  # an SQLite database that is no game journal
     NEWER = "newer"  # a journal of a newer schema than this code knows
     GAME_UNREADABLE = "game-unreadable"  # whole, but a game in it cannot be rebuilt (a copy is kept)
+    LOG_UNVERIFIED = "log-unverified"  # a write-ahead log no wal-index vouches for (a copy is kept)
 
     @property
     def tag(self) -> str:
@@ -82,6 +89,7 @@ _TAGS = {
     Damage.FOREIGN: "foreign",
     Damage.NEWER: "newer",
     Damage.GAME_UNREADABLE: "unreadable",
+    Damage.LOG_UNVERIFIED: "unverified",
 }
 
 
@@ -240,6 +248,37 @@ class Recovery:
         return (
             f"The game journal {self.journal} {self.detail}. Its original files are kept unchanged as"
             f" {self.kept.path} (with any -wal and -shm); {copied}; the new journal goes on from there."
+        )
+
+
+@dataclass(frozen=True)
+class UnverifiedLog:
+    """A write-ahead log found with no wal-index that vouches for all of it (``why``): SQLite
+    takes such a log for whole, and one cut at the end of a transaction would lose its last
+    records without a trace. Its files as found were copied to ``kept`` before SQLite opened
+    them (None when the copy could not be made: ``failed`` says why); ``pruned``: older such
+    copies removed (the :data:`UNVERIFIED_KEPT` latest are kept)."""
+
+    journal: Path
+    why: str
+    kept: Kept | None
+    pruned: tuple[Path, ...] = ()
+    failed: str | None = None
+
+    @property
+    def note(self) -> str:
+        """What was done, in words for the log."""
+        head = (
+            f"The write-ahead log of the game journal {self.journal} cannot be checked ({self.why}; after a power"
+            " cut that is common): a log cut short at the end of a transaction would lose its last records"
+            " without a trace"
+        )
+        if self.kept is None:
+            return f"{head}, and no copy of its files could be kept ({self.failed}); it is opened as it is."
+        pruned = f", {len(self.pruned)} older removed" if self.pruned else ""
+        return (
+            f"{head}, so its files as found are kept as {self.kept.path} (with its -wal and any -shm) before it is"
+            f" opened (the latest {UNVERIFIED_KEPT} such copies are kept{pruned})."
         )
 
 
@@ -454,6 +493,8 @@ class Journal:
         self.path = path
         #: an unusable journal file found when this one was opened: where it went, what was kept
         self.recovery: Recovery | None = None
+        #: a write-ahead log found unverified when this one was opened, and where its files were copied
+        self.unverified: UnverifiedLog | None = None
 
     @property
     def recovered_from(self) -> Path | None:
@@ -473,7 +514,8 @@ class Journal:
         """Open (or create) ``state_dir/journal.db``.
 
         A file that is not a usable journal is moved aside (see :func:`set_aside`) and a new
-        journal started; :attr:`recovery` says so. ``connection_factory`` (a
+        journal started; :attr:`recovery` says so. A write-ahead log no wal-index vouches
+        for is copied aside first (:attr:`unverified`). ``connection_factory`` (a
         :class:`sqlite3.Connection` subclass) lets tests inject failures. Raises
         :class:`JournalOpenError` when no journal can be opened at all, and
         :class:`JournalRecoveryError` when one was set aside but what it holds could not be
@@ -498,13 +540,21 @@ class Journal:
             return cls._recover(db, interrupted[1], now, connection_factory, moved=interrupted[0])
         shm = _read_side(db, "-shm")  # the read-only check rebuilds it: the original is kept
         found = {suffix for suffix in _SIDE_FILES if os.path.lexists(f"{db}{suffix}")}
+        kept: UnverifiedLog | None = None
         try:
-            _inspect(db)
+            why = _inspect(db)
+            kept = _keep_unverified(db, why, now) if why is not None else None  # before SQLite opens it
             _check(db)
             conn = _connect(db, connection_factory)
         except _Unusable as bad:
+            if kept is not None:  # the same files are set aside whole
+                _remove_copy(kept)
             return cls._recover(db, bad, now, connection_factory, found=(found, shm))
-        return cls(conn, db, now=now)
+        journal = cls(conn, db, now=now)
+        journal.unverified = kept
+        if kept is not None:
+            log.warning("%s", kept.note)
+        return journal
 
     @classmethod
     def _recover(
@@ -573,7 +623,8 @@ class Journal:
         cls, state_dir: Path, *, connection_factory: ConnectionFactory = sqlite3.Connection
     ) -> Journal:
         """Open ``state_dir/journal.db`` for a reader (an export): never creates it or moves it
-        aside (an older schema is still brought up to date).
+        aside (an older schema is still brought up to date; a write-ahead log no wal-index
+        vouches for is copied aside first, as :meth:`open` does).
 
         Raises :class:`NoJournalError`, :class:`JournalCorruptError`,
         :class:`JournalVersionError` or :class:`JournalOpenError`.
@@ -583,11 +634,19 @@ class Journal:
             raise NoJournalError(f"no game journal at {db}")
         found = {suffix for suffix in _SIDE_FILES if os.path.lexists(f"{db}{suffix}")}
         immutable = _unused(db)
+        kept: UnverifiedLog | None = None
         try:
-            _inspect(db)
+            why = _inspect(db)
+            kept = _keep_unverified(db, why, _utc_now) if why is not None else None
             _check(db)
-            return cls(_connect(db, connection_factory), db)
+            journal = cls(_connect(db, connection_factory), db)
+            journal.unverified = kept
+            if kept is not None:
+                log.warning("%s", kept.note)
+            return journal
         except _Unusable as bad:
+            if kept is not None:  # refused: the files stay as found, the copy is not needed
+                _remove_copy(kept)
             if not immutable:  # the check's connection made what was not found: not left as the journal's
                 for suffix in set(_SIDE_FILES) - found:
                     with suppress(FileNotFoundError):
@@ -841,20 +900,23 @@ def _read_side(db: Path, suffix: str) -> bytes | None:
         return None
 
 
-def _inspect(db: Path) -> None:
+def _inspect(db: Path) -> str | None:
     """What the files' bytes say, before SQLite opens them: :class:`_Unusable` for a file that
-    is not SQLite, an empty journal, or a write-ahead log that would lose saved records."""
+    is not SQLite, an empty journal, or a write-ahead log that would lose saved records; else
+    why no wal-index vouches for the whole write-ahead log (:func:`unverified`), or None."""
     try:
         with open(db, "rb") as f:
             header = f.read(len(_SQLITE_HEADER))
     except FileNotFoundError:
         header = None
     except OSError as e:
-        raise JournalOpenError(f"cannot open the game journal {db}: {e.strerror or e}", db, _reason(e), failure=_failure(e)) from None
+        raise JournalOpenError(
+            f"cannot open the game journal {db}: {e.strerror or e}", db, _reason(e), failure=_failure(e)
+        ) from None
     shm = _read_side(db, "-shm")  # the index before the log: a writer's commit in between
     wal = _read_side(db, "-wal")  # only lengthens the log past what the index says
     if header is None and not wal:
-        return  # no journal yet (a -shm alone holds nothing)
+        return None  # no journal yet (a -shm alone holds nothing)
     if header and header != _SQLITE_HEADER:
         # not opened by SQLite at all: it would delete a -wal it cannot use when closing
         raise _Unusable(Damage.NOT_SQLITE, f"is not an SQLite database (it starts with {header[:16]!r})")
@@ -865,6 +927,55 @@ def _inspect(db: Path) -> None:
         raise _Unusable(Damage.LOG_ORPHANED, "is missing, but its write-ahead log is there")
     if not header and not wal:
         raise _Unusable(Damage.EMPTY, "is empty (0 bytes)")
+    why = unverified(wal, shm)
+    if why is not None and _read_side(db, "-shm") != shm:
+        return None  # the index changed meanwhile: a writer has it open (an export reads a live journal)
+    return why
+
+
+def _keep_unverified(db: Path, why: str, now: Clock) -> UnverifiedLog:
+    """Copy ``db``'s files byte for byte to ``journal.db.unverified-STAMP`` (``why``: what its
+    wal-index lacks) and keep the :data:`UNVERIFIED_KEPT` latest such copies."""
+    kept = _free_name(db, Damage.LOG_UNVERIFIED, now())
+    try:
+        copy_aside(db, kept.path)
+    except OSError as e:
+        return UnverifiedLog(db, why, None, failed=_reason(e))
+    return UnverifiedLog(db, why, kept, _prune_unverified(db, kept.path))
+
+
+def _prune_unverified(db: Path, newest: Path) -> tuple[Path, ...]:
+    """Remove all but the :data:`UNVERIFIED_KEPT` latest copies of ``db``'s files kept as
+    unverified (by when they were made; ``newest``, just made, always stays); the removed."""
+    prefix = f"{db.name}.{Damage.LOG_UNVERIFIED.tag}-"
+
+    def made(path: Path) -> tuple[int, str]:
+        try:
+            return path.stat().st_mtime_ns, path.name
+        except OSError:
+            return 0, path.name
+
+    copies = [
+        p for p in db.parent.iterdir()
+        if p.name.startswith(prefix) and not p.name.endswith((*_SIDE_FILES, PART_SUFFIX)) and p != newest
+    ]
+    pruned = sorted(copies, key=made, reverse=True)[UNVERIFIED_KEPT - 1 :]
+    for path in pruned:
+        _remove_files(path)
+    return tuple(pruned)
+
+
+def _remove_files(path: Path) -> None:
+    """Remove ``path`` and its ``-wal`` and ``-shm`` (those there are)."""
+    for suffix in ("", *_SIDE_FILES):
+        with suppress(OSError):
+            os.unlink(f"{path}{suffix}")
+
+
+def _remove_copy(found: UnverifiedLog) -> None:
+    """Remove the copy kept of an unverified log (the files are kept otherwise)."""
+    if found.kept is not None:
+        _remove_files(found.kept.path)
 
 
 def _unused(db: Path) -> bool:
@@ -1057,6 +1168,7 @@ __all__ = [
     "JOURNAL_NAME",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "UNVERIFIED_KEPT",
     "Damage",
     "Entry",
     "GameInfo",
@@ -1073,6 +1185,7 @@ __all__ = [
     "NoJournalError",
     "NoSuchGameError",
     "Recovery",
+    "UnverifiedLog",
     "WriteFailure",
     "copy_aside",
     "set_aside",

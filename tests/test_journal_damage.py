@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import textwrap
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ import pytest
 
 from scoreboard.journal import (
     JOURNAL_NAME,
+    UNVERIFIED_KEPT,
     Damage,
     Journal,
     JournalCorruptError,
@@ -29,7 +32,7 @@ from scoreboard.journal import (
     Kept,
     WriteFailure,
 )
-from scoreboard.journal_wal import read_frames, wal_damage
+from scoreboard.journal_wal import read_frames, unverified, wal_damage
 
 META = {"rules": "de", "players": ["Anna", "Ben"], "first": 0}
 STAMP = "20260509T143015"
@@ -41,17 +44,21 @@ def fixed_now() -> datetime:
     return datetime(2026, 5, 9, 14, 30, 15, tzinfo=UTC)
 
 
-def killed_journal(folder: Path, records: int = RECORDS) -> dict[str, bytes]:
+def killed_journal(folder: Path, records: int = RECORDS) -> tuple[dict[str, bytes], bytes]:
     """The files of a journal as a killed service leaves them: ``records`` entries of one
-    unfinished game, most of them still in the write-ahead log."""
+    unfinished game, most of them still in the write-ahead log; and its wal-index as it was
+    half way (stale, as a power cut can leave it on the card: it is never synced)."""
     folder.mkdir(parents=True, exist_ok=True)
     journal = Journal.open(folder)
     game = journal.start_game(META)
+    stale = b""
     for n in range(records):
         journal.append(game, "k", {"n": n, "pad": "x" * 150}, float(n))
+        if n == records // 2:
+            stale = (folder / f"{JOURNAL_NAME}-shm").read_bytes()
     files = {s: (folder / (JOURNAL_NAME + s)).read_bytes() for s in SIDES}
     journal.close()
-    return files
+    return files, stale
 
 
 def lay_out(folder: Path, files: dict[str, bytes | None]) -> None:
@@ -64,10 +71,12 @@ def lay_out(folder: Path, files: dict[str, bytes | None]) -> None:
 
 def kept_files(journal: Journal) -> dict[str, bytes | None]:
     assert journal.recovered_from is not None
-    return {
-        s: Path(f"{journal.recovered_from}{s}").read_bytes() if Path(f"{journal.recovered_from}{s}").exists() else None
-        for s in SIDES
-    }
+    return files_of(journal.recovered_from)
+
+
+def files_of(kept: Path) -> dict[str, bytes | None]:
+    """The bytes of the journal files kept as ``kept`` (None: not there)."""
+    return {s: Path(f"{kept}{s}").read_bytes() if Path(f"{kept}{s}").exists() else None for s in SIDES}
 
 
 def readable(journal: Journal) -> list[int]:
@@ -78,8 +87,18 @@ def readable(journal: Journal) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def killed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+def killed_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], bytes]:
     return killed_journal(tmp_path_factory.mktemp("killed"))
+
+
+@pytest.fixture(scope="module")
+def killed(killed_run: tuple[dict[str, bytes], bytes]) -> dict[str, bytes]:
+    return killed_run[0]
+
+
+@pytest.fixture(scope="module")
+def stale_shm(killed_run: tuple[dict[str, bytes], bytes]) -> bytes:
+    return killed_run[1]
 
 
 def test_a_killed_services_journal_is_whole_and_resumes_with_every_record(tmp_path: Path, killed: dict[str, bytes]) -> None:
@@ -94,10 +113,118 @@ def test_a_killed_services_journal_is_whole_and_resumes_with_every_record(tmp_pa
 
 
 def test_a_killed_services_journal_without_its_shm_is_whole(tmp_path: Path, killed: dict[str, bytes]) -> None:
-    lay_out(tmp_path / "s", {"": killed[""], "-wal": killed["-wal"]})
-    with Journal.open(tmp_path / "s") as journal:
+    found = {"": killed[""], "-wal": killed["-wal"]}
+    lay_out(tmp_path / "s", dict(found))
+    with Journal.open(tmp_path / "s", now=fixed_now) as journal:
         assert journal.recovered_from is None
         assert readable(journal) == list(range(RECORDS))
+        assert journal.unverified is not None and journal.unverified.kept is not None  # (it could not be told)
+        assert files_of(journal.unverified.kept.path) == {**found, "-shm": None}
+
+
+def commit_ends(wal: bytes) -> list[int]:
+    """Where each transaction of the log ``wal`` ends (the byte after its commit frame)."""
+    frames = read_frames(wal)
+    assert frames is not None
+    size = 24 + frames.page_size
+    return [32 + (k + 1) * size for k in range(frames.complete) if wal[32 + k * size + 4 : 32 + k * size + 8] != bytes(4)]
+
+
+@pytest.mark.parametrize("index", ["missing", "stale", "not valid"])
+def test_a_log_cut_at_a_transactions_end_without_an_index_that_vouches_is_kept_before_sqlite_opens_it(
+    tmp_path: Path, killed: dict[str, bytes], stale_shm: bytes, index: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Such a log reads as a shorter whole one, and SQLite would checkpoint it away: its files
+    as found are copied aside first, and the log says so and where."""
+    ends = commit_ends(killed["-wal"])
+    shm = {"missing": None, "stale": stale_shm, "not valid": b"\xff" * len(stale_shm)}[index]
+    found = {"": killed[""], "-wal": killed["-wal"][: ends[len(ends) * 3 // 4]], "-shm": shm}
+    assert wal_damage(found["-wal"], shm) is None  # (no damage its bytes show)
+    assert unverified(found["-wal"], shm) is not None
+    lay_out(tmp_path / "s", found)
+    with caplog.at_level(logging.WARNING, logger="scoreboard.journal"), Journal.open(tmp_path / "s", now=fixed_now) as journal:
+        assert journal.recovered_from is None and len(readable(journal)) < RECORDS  # (what it cannot tell)
+        kept = journal.unverified.kept if journal.unverified is not None else None
+        assert kept == Kept(Damage.LOG_UNVERIFIED, tmp_path / "s" / f"{JOURNAL_NAME}.unverified-{STAMP}", STAMP)
+        assert files_of(kept.path) == found  # as found, before SQLite opened it
+    assert str(kept.path) in caplog.text
+
+
+def test_copies_of_unverified_logs_are_bounded_the_latest_kept(tmp_path: Path, killed: dict[str, bytes]) -> None:
+    kept: list[Path] = []
+    (tmp_path / "s").mkdir()
+    for n in range(UNVERIFIED_KEPT + 2):
+        for suffix in SIDES:  # (the journal as after a power cut again; the copies stay)
+            (tmp_path / "s" / f"{JOURNAL_NAME}{suffix}").unlink(missing_ok=True)
+        (tmp_path / "s" / JOURNAL_NAME).write_bytes(killed[""])
+        (tmp_path / "s" / f"{JOURNAL_NAME}-wal").write_bytes(killed["-wal"])
+        with Journal.open(tmp_path / "s", now=lambda n=n: fixed_now() + timedelta(minutes=n)) as journal:
+            assert journal.unverified is not None and journal.unverified.kept is not None
+            kept.append(journal.unverified.kept.path)
+            assert journal.unverified.pruned == tuple(reversed(kept[: max(0, len(kept) - UNVERIFIED_KEPT)]))[:1]
+    left = sorted(p.name for p in (tmp_path / "s").iterdir() if ".unverified-" in p.name)
+    assert left == sorted(f"{p.name}{s}" for p in kept[-UNVERIFIED_KEPT:] for s in ("", "-wal"))
+
+
+def test_when_no_copy_of_an_unverified_log_can_be_made_it_is_told_and_opened(
+    tmp_path: Path, killed: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import scoreboard.journal as journal_module
+
+    def full(source: Any, target: Any) -> None:
+        Path(target).write_bytes(b"part")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(journal_module.shutil, "copyfile", full)
+    lay_out(tmp_path / "s", {"": killed[""], "-wal": killed["-wal"]})
+    with caplog.at_level(logging.WARNING, logger="scoreboard.journal"), Journal.open(tmp_path / "s") as journal:
+        assert readable(journal) == list(range(RECORDS))
+        assert journal.unverified is not None and journal.unverified.kept is None
+        assert journal.unverified.failed == os.strerror(errno.ENOSPC)
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == [JOURNAL_NAME]  # nothing of a copy
+    assert "no copy of its files could be kept" in caplog.text
+
+
+def test_an_export_keeps_an_unverified_log_too_but_not_a_live_one(tmp_path: Path, killed: dict[str, bytes]) -> None:
+    found = {"": killed[""], "-wal": killed["-wal"]}
+    lay_out(tmp_path / "s", dict(found))
+    with Journal.open_existing(tmp_path / "s") as journal:  # (its close checkpoints the log away)
+        assert readable(journal) == list(range(RECORDS))
+        assert journal.unverified is not None and journal.unverified.kept is not None
+        assert files_of(journal.unverified.kept.path) == {**found, "-shm": None}
+    live = Journal.open(tmp_path / "live")
+    try:
+        game = live.start_game(META)
+        live.append_many(game, [("k", {"n": n}, float(n)) for n in range(5)])
+        with Journal.open_existing(tmp_path / "live") as journal:
+            assert journal.unverified is None and len(journal.entries(game)) == 5
+    finally:
+        live.close()
+    assert not list((tmp_path / "live").glob("*.unverified-*"))
+
+
+def test_a_wal_index_vouches_only_for_its_own_whole_log(killed: dict[str, bytes], stale_shm: bytes) -> None:
+    wal, shm = killed["-wal"], killed["-shm"]
+    assert unverified(None, None) is None and unverified(None, shm) is None  # no log
+    assert unverified(wal, shm) is None
+    assert unverified(wal, None) == "it has no wal-index"
+    assert unverified(wal, shm[:50]) == unverified(wal, b"\x00" * len(shm)) == "its wal-index is not valid"
+    frames = read_frames(wal)
+    assert frames is not None
+    stale = re.fullmatch(r"its wal-index knows (\d+) of its (\d+) saved frames", unverified(wal, stale_shm) or "")
+    assert stale is not None and 0 < int(stale[1]) < int(stale[2]) == frames.recovered
+    other = bytearray(wal)
+    other[16:24] = bytes(8)  # another log's salt (its frames no longer match it either)
+    assert unverified(bytes(other), shm) is not None
+    frame = 24 + frames.page_size
+    assert unverified(wal + wal[32 : 32 + 30], shm) == f"it goes on past the {frames.recovered} frames its wal-index knows"
+    earlier = bytearray(wal[32 : 32 + frame])
+    earlier[8:16] = bytes(8)  # a frame of an earlier log, which SQLite writes over from its start
+    assert unverified(wal + bytes(earlier), shm) is None
+    assert unverified(wal[:20], shm) == "its header cannot be read (20 bytes)"
+    assert unverified(b"", shm) == "its header cannot be read (0 bytes)"  # frames the index knows, none in the log
+
+
 
 
 @pytest.mark.parametrize("where", ["header", "first frame", "middle", "last frame"])
@@ -172,15 +299,24 @@ def test_an_export_of_a_damaged_wal_is_refused_and_touches_nothing(tmp_path: Pat
     assert {s: (tmp_path / "s" / (JOURNAL_NAME + s)).read_bytes() for s in SIDES} == damaged
 
 
-def fuzz_files(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -> dict[str, int]:
-    """Damage ``base`` at random (bit flips, zeroed runs, cuts, in every file) and open it each
-    time: never an exception but :class:`JournalOpenError`, the damaged files kept byte for
-    byte whenever they are set aside, and what is read always a prefix of the game."""
+def fuzz_files(
+    tmp_path: Path, base: dict[str, bytes], trials: int, seed: int, stale_shm: bytes | None = None
+) -> dict[str, int]:
+    """Damage ``base`` at random (bit flips, zeroed runs, cuts, in every file; its wal-index,
+    if it has one, as written, missing or ``stale_shm``, as a power cut leaves it) and open
+    it each time: never an exception but :class:`JournalOpenError`, the damaged files kept
+    byte for byte whenever they are set aside or kept as unverified, and what is read always
+    a prefix of the game. Records lost silently: fewer read with neither."""
     rng = random.Random(seed)
-    outcome = {"opened": 0, "set aside": 0, "records lost silently": 0, "records changed silently": 0}
+    outcome = {
+        "opened": 0, "kept unverified": 0, "set aside": 0, "fewer records, kept unverified": 0,
+        "records lost silently": 0, "records changed silently": 0,
+    }
     records = _payloads(base)
     for trial in range(trials):
         files: dict[str, bytes | None] = dict(base)
+        if "-shm" in base:
+            files["-shm"] = rng.choice((base["-shm"], None, stale_shm or None))
         for _ in range(rng.choice((1, 1, 2, 3))):
             suffix = rng.choice(SIDES)
             data = files.get(suffix)
@@ -198,14 +334,23 @@ def fuzz_files(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -
             files[suffix] = bytes(b)
         folder = tmp_path / f"t{trial % 3}"
         lay_out(folder, files)
+        found = {s: v for s, v in files.items() if v is not None}
         with Journal.open(folder, now=fixed_now) as journal:
             kept = readable(journal)
             assert kept == list(range(len(kept))), f"trial {trial}: not a prefix"
             if journal.recovered_from is not None:
                 outcome["set aside"] += 1
-                assert {s: v for s, v in kept_files(journal).items() if v is not None} == {
-                    s: v for s, v in files.items() if v is not None
-                }, f"trial {trial}: the damaged files were not kept as found"
+                assert {s: v for s, v in kept_files(journal).items() if v is not None} == found, (
+                    f"trial {trial}: the damaged files were not kept as found"
+                )
+            elif journal.unverified is not None:
+                outcome["kept unverified"] += 1
+                assert journal.unverified.kept is not None, f"trial {trial}: {journal.unverified.note}"
+                assert {s: v for s, v in files_of(journal.unverified.kept.path).items() if v is not None} == found, (
+                    f"trial {trial}: the unverified files were not kept as found"
+                )
+                if len(kept) < len(records):
+                    outcome["fewer records, kept unverified"] += 1
             else:
                 outcome["opened"] += 1
                 if len(kept) < len(records):
@@ -242,18 +387,22 @@ def closed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("base", ["killed", "closed"])
 def test_fuzzed_journal_files_never_escape_and_are_kept_as_found(
-    tmp_path: Path, base: str, request: pytest.FixtureRequest
+    tmp_path: Path, base: str, request: pytest.FixtureRequest, stale_shm: bytes
 ) -> None:
-    outcome = fuzz_files(tmp_path, request.getfixturevalue(base), 60, seed=20261201)
+    outcome = fuzz_files(tmp_path, request.getfixturevalue(base), 60, seed=20261201, stale_shm=stale_shm)
     assert outcome["set aside"] > 0 and outcome["opened"] > 0, outcome
+    assert outcome["kept unverified"] > 0 or base == "closed", outcome  # (a closed journal has no log)
     assert outcome["records lost silently"] == 0 and outcome["records changed silently"] == 0, outcome
 
 
 @pytest.mark.soak
 @pytest.mark.parametrize("base", ["killed", "closed"])
-def test_fuzzed_journal_files_long(tmp_path: Path, base: str, request: pytest.FixtureRequest) -> None:
-    outcome = fuzz_files(tmp_path, request.getfixturevalue(base), 3000, seed=int(os.environ.get("FUZZ_SEED", "1")))
-    print(f"\njournal file fuzz ({base}): {outcome}")
+def test_fuzzed_journal_files_long(tmp_path: Path, base: str, request: pytest.FixtureRequest, stale_shm: bytes) -> None:
+    trials = int(os.environ.get("FUZZ_TRIALS", "3000"))
+    outcome = fuzz_files(
+        tmp_path, request.getfixturevalue(base), trials, seed=int(os.environ.get("FUZZ_SEED", "1")), stale_shm=stale_shm
+    )
+    print(f"\njournal file fuzz ({base}, {trials} trials): {outcome}")
     assert outcome["records lost silently"] == 0 and outcome["records changed silently"] == 0, outcome
 
 
