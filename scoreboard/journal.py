@@ -550,6 +550,10 @@ class Journal:
             if kept is not None:  # the same files are set aside whole
                 _remove_copy(kept)
             return cls._recover(db, bad, now, connection_factory, found=(found, shm))
+        except JournalOpenError:
+            if kept is not None:  # (it stays: told)
+                log.warning("%s", kept.note)
+            raise
         journal = cls(conn, db, now=now)
         journal.unverified = kept
         if kept is not None:
@@ -644,6 +648,10 @@ class Journal:
             if kept is not None:
                 log.warning("%s", kept.note)
             return journal
+        except JournalOpenError:
+            if kept is not None:  # (it stays: told)
+                log.warning("%s", kept.note)
+            raise
         except _Unusable as bad:
             if kept is not None:  # refused: the files stay as found, the copy is not needed
                 _remove_copy(kept)

@@ -185,6 +185,22 @@ def test_when_no_copy_of_an_unverified_log_can_be_made_it_is_told_and_opened(
     assert "no copy of its files could be kept" in caplog.text
 
 
+def test_an_unverified_copy_is_told_when_the_journal_then_cannot_be_opened(
+    tmp_path: Path, killed: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import scoreboard.journal as journal_module
+
+    def busy(db: Path) -> None:
+        raise JournalOpenError(f"cannot open the game journal {db}: database is locked", db, "database is locked")
+
+    monkeypatch.setattr(journal_module, "_check", busy)
+    lay_out(tmp_path / "s", {"": killed[""], "-wal": killed["-wal"]})
+    with caplog.at_level(logging.WARNING, logger="scoreboard.journal"), pytest.raises(JournalOpenError):
+        Journal.open(tmp_path / "s", now=fixed_now)
+    kept = tmp_path / "s" / f"{JOURNAL_NAME}.unverified-{STAMP}"
+    assert kept.read_bytes() == killed[""] and str(kept) in caplog.text
+
+
 def test_an_export_keeps_an_unverified_log_too_but_not_a_live_one(tmp_path: Path, killed: dict[str, bytes]) -> None:
     found = {"": killed[""], "-wal": killed["-wal"]}
     lay_out(tmp_path / "s", dict(found))
