@@ -11,9 +11,11 @@ failed ``PRAGMA quick_check``, text that is not UTF-8 JSON, or a schema newer th
 is found before SQLite writes to it (the checks read the bytes, then a read-only connection),
 set aside byte for byte under a new name, and a fresh journal started with every game and
 entry that can still be read from a copy of it (:mod:`scoreboard.journal_salvage`);
-:attr:`Journal.recovered_from` and :attr:`Journal.recovery_note` tell where the old one went
-and what was kept. The schema version lives in ``PRAGMA user_version``; :data:`MIGRATIONS`
-brings an older file up to date, one function per version.
+:attr:`Journal.recovery` tells why, where the old one went and what was kept. A write-ahead
+log that no wal-index vouches for (after a power cut) is copied aside as found before SQLite
+opens it, the latest few copies kept (:attr:`Journal.unverified`). The schema
+version lives in ``PRAGMA user_version``; :data:`MIGRATIONS` brings an older file up to
+date, one function per version.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ import enum
 import errno
 import functools
 import json
+import logging
 import math
 import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,10 +40,13 @@ from typing import Any, Self
 
 from engine.errors import ScoreboardError
 from scoreboard.journal_crc import entry_crc, game_crc
-from scoreboard.journal_salvage import SalvagedGame, salvage
-from scoreboard.journal_wal import wal_damage
+from scoreboard.journal_salvage import ENVIRONMENT, Salvage, SalvagedGame, SalvageIOError, salvage, sqlite_code
+from scoreboard.journal_wal import unverified, wal_damage
 
 JOURNAL_NAME = "journal.db"
+UNVERIFIED_KEPT = 3  # copies of a journal whose write-ahead log could not be checked: the latest are kept
+
+log = logging.getLogger(__name__)
 
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's companions of a WAL database, moved with it
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -49,20 +55,42 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 # --- errors -------------------------------------------------------------------------------
 
 
-class JournalOpenError(ScoreboardError, OSError):
-    """The journal file cannot be opened or created (permissions, a missing disk...)."""
+class Damage(enum.Enum):
+    """Why a journal's files were not used as found, or were kept aside byte for byte;
+    :attr:`tag` names the copy kept (``journal.db.TAG-STAMP``)."""
+
+    NOT_SQLITE = "not-sqlite"  # not an SQLite database at all
+    LOG_DAMAGED = "log-damaged"  # its write-ahead log would lose saved records
+    LOG_ORPHANED = "log-orphaned"  # a write-ahead log without its database
+    EMPTY = "empty"  # 0 bytes
+    CORRUPT = "corrupt"  # SQLite, but damaged (quick_check, checksums, types, text, schema)
+    FOREIGN = "foreign"  # an SQLite database that is no game journal
+    NEWER = "newer"  # a journal of a newer schema than this code knows
+    GAME_UNREADABLE = "game-unreadable"  # whole, but a game in it cannot be rebuilt (a copy is kept)
+    LOG_UNVERIFIED = "log-unverified"  # a write-ahead log no wal-index vouches for (a copy is kept)
+
+    @property
+    def tag(self) -> str:
+        """The word in the name of the files kept."""
+        return _TAGS[self]
+
+    @property
+    def salvageable(self) -> bool:
+        """Whether games may be read from such a file into a new journal."""
+        return self not in (Damage.EMPTY, Damage.FOREIGN, Damage.NEWER)
 
 
-class NoJournalError(ScoreboardError, FileNotFoundError):
-    """No journal file where one is expected (:meth:`Journal.open_existing`)."""
-
-
-class JournalCorruptError(ScoreboardError, ValueError):
-    """A file that is not a readable journal: not SQLite, damaged, or unreadable JSON in it."""
-
-
-class JournalVersionError(JournalCorruptError):
-    """A journal written by a newer version of the scoreboard (its schema is unknown here)."""
+_TAGS = {
+    Damage.NOT_SQLITE: "corrupt",
+    Damage.LOG_DAMAGED: "damaged",
+    Damage.LOG_ORPHANED: "orphan",
+    Damage.EMPTY: "empty",
+    Damage.CORRUPT: "corrupt",
+    Damage.FOREIGN: "foreign",
+    Damage.NEWER: "newer",
+    Damage.GAME_UNREADABLE: "unreadable",
+    Damage.LOG_UNVERIFIED: "unverified",
+}
 
 
 class WriteFailure(enum.Enum):
@@ -73,12 +101,82 @@ class WriteFailure(enum.Enum):
     OTHER = "other"
 
 
+class JournalOpenError(ScoreboardError, OSError):
+    """The journal file cannot be opened or created (permissions, a missing disk...):
+    ``path`` (the journal, or the state directory that cannot be made), ``reason`` in the
+    system's words, ``failure`` its kind, and ``damage`` when the file was found unusable
+    but could not be moved aside."""
+
+    def __init__(
+        self, message: str, path: Path, reason: str, damage: Damage | None = None,
+        failure: WriteFailure = WriteFailure.OTHER,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason
+        self.damage = damage
+        self.failure = failure
+
+
+class JournalRecoveryError(JournalOpenError):
+    """An unusable journal was set aside (``kept``), but what can be read of it could not be
+    copied into a new journal (``failure``: a full disk...): the next start does it again."""
+
+    def __init__(self, path: Path, detail: str, kept: Kept, failure: WriteFailure, reason: str) -> None:
+        super().__init__(
+            f"The game journal {path} {detail}. Its original files are kept unchanged as {kept.path}"
+            f" (with any -wal and -shm); the recovery could not be finished ({reason}): it will be done again"
+            " at the next start.",
+            path, reason, kept.damage, failure,
+        )
+        self.detail = detail
+        self.kept = kept
+
+
+class NoJournalError(ScoreboardError, FileNotFoundError):
+    """No journal file where one is expected (:meth:`Journal.open_existing`)."""
+
+
+class JournalCorruptError(ScoreboardError, ValueError):
+    """A file that is not a readable journal: not SQLite, damaged, or unreadable JSON in it.
+    ``path``: the journal; ``damage``: what kind; ``detail``: what was found, in words;
+    ``game`` and ``entry`` where it is, when known."""
+
+    def __init__(
+        self, path: Path, damage: Damage, detail: str, *, game: int | None = None, entry: int | None = None
+    ) -> None:
+        super().__init__(f"{path}: {detail}")
+        self.path = path
+        self.damage = damage
+        self.detail = detail
+        self.game = game
+        self.entry = entry
+
+
+class JournalVersionError(JournalCorruptError):
+    """A journal written by a newer version of the scoreboard (its schema ``version`` is
+    unknown here)."""
+
+    def __init__(self, path: Path, detail: str, version: int) -> None:
+        super().__init__(path, Damage.NEWER, detail)
+        self.version = version
+
+
 class JournalWriteError(ScoreboardError, OSError):
     """A write that did not reach the disk (``failure``: why); nothing of it was kept."""
 
     def __init__(self, message: str, failure: WriteFailure = WriteFailure.OTHER) -> None:
         super().__init__(message)
         self.failure = failure
+
+
+class JournalCopyError(JournalWriteError):
+    """A copy of the journal's files that could not be made (``kept``: where it was to go;
+    ``failure``: why); nothing of it is left."""
+
+    def __init__(self, message: str, kept: Kept, failure: WriteFailure) -> None:
+        super().__init__(message, failure)
+        self.kept = kept
 
 
 class JournalReadError(ScoreboardError, OSError):
@@ -119,6 +217,69 @@ class Entry:
     kind: str
     payload: dict[str, Any]
     at: float
+
+
+@dataclass(frozen=True)
+class Kept:
+    """Journal files kept aside byte for byte: why (``damage``), where (``path``:
+    ``journal.db.TAG-STAMP``, its ``-wal`` and ``-shm`` beside it when there were any) and
+    the ``stamp`` in that name (UTC, ``-2``, ``-3``... when taken), which the display shows."""
+
+    damage: Damage
+    path: Path
+    stamp: str
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """An unusable journal found at the open: its path (``journal``), what was wrong with it
+    (``detail``, in words), where its original files are (``kept``) and what of it was
+    copied into the new journal (``salvage``; None when such a file holds nothing to copy)."""
+
+    journal: Path
+    detail: str
+    kept: Kept
+    salvage: Salvage | None
+
+    @property
+    def note(self) -> str:
+        """What happened, in words for the log."""
+        copied = self.salvage.summary() if self.salvage is not None else "nothing of it was copied"
+        return (
+            f"The game journal {self.journal} {self.detail}. Its original files are kept unchanged as"
+            f" {self.kept.path} (with any -wal and -shm); {copied}; the new journal goes on from there."
+        )
+
+
+@dataclass(frozen=True)
+class UnverifiedLog:
+    """A write-ahead log found with no wal-index that vouches for all of it (``why``): SQLite
+    takes such a log for whole, and one cut at the end of a transaction would lose its last
+    records without a trace. Its files as found were copied to ``kept`` before SQLite opened
+    them (None when the copy could not be made: ``failed`` says why); ``pruned``: older such
+    copies removed (the :data:`UNVERIFIED_KEPT` latest are kept)."""
+
+    journal: Path
+    why: str
+    kept: Kept | None
+    pruned: tuple[Path, ...] = ()
+    failed: str | None = None
+
+    @property
+    def note(self) -> str:
+        """What was done, in words for the log."""
+        head = (
+            f"The write-ahead log of the game journal {self.journal} cannot be checked ({self.why}; after a power"
+            " cut that is common): a log cut short at the end of a transaction would lose its last records"
+            " without a trace"
+        )
+        if self.kept is None:
+            return f"{head}, and no copy of its files could be kept ({self.failed}); it is opened as it is."
+        pruned = f", {len(self.pruned)} older removed" if self.pruned else ""
+        return (
+            f"{head}, so its files as found are kept as {self.kept.path} (with its -wal and any -shm) before it is"
+            f" opened (the latest {UNVERIFIED_KEPT} such copies are kept{pruned})."
+        )
 
 
 # --- schema -------------------------------------------------------------------------------
@@ -180,24 +341,18 @@ def _dumps(value: object, what: str) -> str:
         raise JournalDataError(f"{what} {value!r} cannot be stored as JSON: {e}") from None
 
 
-def _sqlite_code(e: BaseException) -> int | None:
-    """SQLite's primary result code of an error (``SQLITE_FULL``...), None when it has none."""
-    code = getattr(e, "sqlite_errorcode", None)
-    return code & 0xFF if isinstance(code, int) else None
-
-
 def _is_corruption(e: sqlite3.DatabaseError) -> bool:
     """True for "not a database" and "disk image is malformed" (not for I/O or access errors)."""
-    return _sqlite_code(e) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    return sqlite_code(e) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def _failure(e: BaseException) -> WriteFailure:
     """Why a write failed, from the error's code."""
     if isinstance(e, OSError) and not isinstance(e, ScoreboardError):
-        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # (EFBIG: past a file-size limit)
             return WriteFailure.DISK_FULL
         return WriteFailure.IO_ERROR if e.errno == errno.EIO else WriteFailure.OTHER
-    code = _sqlite_code(e)
+    code = sqlite_code(e)
     if code == sqlite3.SQLITE_FULL:
         return WriteFailure.DISK_FULL
     return WriteFailure.IO_ERROR if code == sqlite3.SQLITE_IOERR else WriteFailure.OTHER
@@ -220,39 +375,67 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def _free_name(db: Path, tag: str, moment: datetime) -> str:
-    """``NAME.TAG-YYYYmmddTHHMMSS`` (UTC; ``-2``, ``-3``... when taken by it or its side files)."""
-    base = f"{db.name}.{tag}-{moment.astimezone(UTC):%Y%m%dT%H%M%S}"
+def _free_name(db: Path, damage: Damage, moment: datetime) -> Kept:
+    """Where to keep ``db``'s files: ``NAME.TAG-YYYYmmddTHHMMSS`` (UTC; ``-2``, ``-3``... when
+    taken by it or its side files)."""
+    stamp = f"{moment.astimezone(UTC):%Y%m%dT%H%M%S}"
     n = 1
     while True:
-        name = base if n == 1 else f"{base}-{n}"
+        marked = stamp if n == 1 else f"{stamp}-{n}"
+        name = f"{db.name}.{damage.tag}-{marked}"
         if not any(os.path.lexists(db.with_name(name + s)) for s in ("", *_SIDE_FILES)):
-            return name
+            return Kept(damage, db.with_name(name), marked)
         n += 1
 
 
-def set_aside(db: Path, tag: str, moment: datetime, name: str | None = None) -> Path:
-    """Rename ``db`` and its ``-wal``/``-shm`` to ``NAME.TAG-YYYYmmddTHHMMSS`` (UTC; ``-2``,
-    ``-3``... when taken; or to ``name``, free); returns the new path of ``db``. Never
-    overwrites a file."""
-    name = name or _free_name(db, tag, moment)
-    target = db.with_name(name)
+def set_aside(db: Path, target: Path) -> None:
+    """Rename ``db`` and its ``-wal``/``-shm`` to ``target`` (a free name, see
+    :func:`_free_name`) and its ``-wal``/``-shm``. Never overwrites a file."""
     # the WAL first: a stale WAL must never be replayed into the fresh journal
     for suffix in (*_SIDE_FILES, ""):
         source = db.with_name(db.name + suffix)
         if os.path.lexists(source):
-            os.rename(source, db.with_name(name + suffix))
+            os.rename(source, target.with_name(target.name + suffix))
     _fsync_dir(db.parent)
-    return target
 
 
-RECOVERING_SUFFIX = ".recovering"  # a recovery under way: {"kept": NAME, "tag": ..., "message": ..., "salvage": ...}
+PART_SUFFIX = ".part"  # a copy being made; renamed to its name once whole
 
 
-def _write_marker(marker: Path, moved: Path, bad: _Unusable) -> None:
-    """The note that a recovery from ``moved`` is under way (written whole, then synced)."""
+def copy_aside(db: Path, target: Path) -> None:
+    """Copy ``db`` and its ``-wal``/``-shm`` (those there are) byte for byte to ``target``
+    (a free name, see :func:`_free_name`) and its ``-wal``/``-shm``: each to a temporary
+    name first, synced, then all renamed, so a name of the copy only ever holds a whole
+    file. On an :class:`OSError` nothing of the copy is left and the error is raised."""
+    names = [
+        (db.with_name(db.name + suffix), target.with_name(target.name + suffix))
+        for suffix in ("", *_SIDE_FILES)
+        if os.path.lexists(db.with_name(db.name + suffix))
+    ]
+    try:
+        for source, to in names:
+            part = to.with_name(to.name + PART_SUFFIX)
+            shutil.copyfile(source, part)
+            with open(part, "rb") as f:
+                os.fsync(f.fileno())
+        for _, to in names:
+            os.rename(to.with_name(to.name + PART_SUFFIX), to)
+        _fsync_dir(db.parent)
+    except OSError:
+        for _, to in names:
+            for leftover in (to.with_name(to.name + PART_SUFFIX), to):
+                with suppress(FileNotFoundError):
+                    os.unlink(leftover)
+        raise
+
+
+RECOVERING_SUFFIX = ".recovering"  # a recovery under way: {"kept": NAME, "stamp": ..., "damage": ..., "message": ...}
+
+
+def _write_marker(marker: Path, kept: Kept, bad: _Unusable) -> None:
+    """The note that a recovery from ``kept`` is under way (written whole, then synced)."""
     part = marker.with_name(marker.name + ".part")
-    data = {"kept": moved.name, "tag": bad.tag, "message": bad.message, "salvage": bad.salvage}
+    data = {"kept": kept.path.name, "stamp": kept.stamp, "damage": bad.damage.value, "message": bad.message}
     with open(part, "w", encoding="utf-8") as f:
         json.dump(data, f)
         f.flush()
@@ -261,33 +444,39 @@ def _write_marker(marker: Path, moved: Path, bad: _Unusable) -> None:
     _fsync_dir(marker.parent)
 
 
-def _interrupted_recovery(db: Path) -> tuple[Path, _Unusable] | None:
+def _interrupted_recovery(db: Path) -> tuple[Kept, _Unusable] | None:
     """The files set aside by a recovery that was cut short, and why; None when none was."""
     marker = db.with_name(db.name + RECOVERING_SUFFIX)
     try:
         data = json.loads(marker.read_text(encoding="utf-8"))
-        kept = db.with_name(str(data["kept"]))
-        bad = _Unusable(str(data["tag"]), str(data["message"]), salvage=bool(data["salvage"]))
+        path = db.with_name(str(data["kept"]))
+        if "damage" in data:
+            damage = Damage(data["damage"])
+            stamp = str(data["stamp"])
+        else:  # written by 0.2 (a tag, no stamp): its name is TAG-STAMP
+            damage = next(d for d in Damage if d.tag == data["tag"])
+            stamp = path.name.removeprefix(f"{db.name}.{damage.tag}-")
+        bad = _Unusable(damage, str(data["message"]))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError):  # a marker cut short itself: its files are still named
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):  # a marker cut short itself: its files are still named
         return None
-    if kept.parent != db.parent or not kept.name.startswith(db.name + ".") or not os.path.lexists(kept):
+    if path.parent != db.parent or not path.name.startswith(db.name + ".") or not os.path.lexists(path):
         with suppress(OSError):  # cut before anything was set aside: the journal is where it was
             os.unlink(marker)
         return None
-    return kept, bad
+    return Kept(damage, path, stamp), bad
 
 
 class _Unusable(Exception):
-    """Internal: the file is not a journal this code can use (``tag`` names why; ``salvage``:
-    whether what it holds may be copied into a new journal)."""
+    """Internal: the file is not a journal this code can use (``damage``: why; ``message``:
+    what was found, in words; ``version``: a newer schema's)."""
 
-    def __init__(self, tag: str, message: str, *, salvage: bool = True) -> None:
+    def __init__(self, damage: Damage, message: str, *, version: int | None = None) -> None:
         super().__init__(message)
-        self.tag = tag
+        self.damage = damage
         self.message = message
-        self.salvage = salvage
+        self.version = version
 
 
 # --- the journal --------------------------------------------------------------------------
@@ -302,10 +491,15 @@ class Journal:
         self._lock = threading.RLock()
         self._now = now
         self.path = path
-        #: where an unusable journal file was moved to when this one was opened, else None
-        self.recovered_from: Path | None = None
-        #: what happened then, in words for the people at the table, else None
-        self.recovery_note: str | None = None
+        #: an unusable journal file found when this one was opened: where it went, what was kept
+        self.recovery: Recovery | None = None
+        #: a write-ahead log found unverified when this one was opened, and where its files were copied
+        self.unverified: UnverifiedLog | None = None
+
+    @property
+    def recovered_from(self) -> Path | None:
+        """Where an unusable journal file was moved to when this one was opened, else None."""
+        return self.recovery.kept.path if self.recovery is not None else None
 
     # --- opening ------------------------------------------------------------------------
 
@@ -320,9 +514,12 @@ class Journal:
         """Open (or create) ``state_dir/journal.db``.
 
         A file that is not a usable journal is moved aside (see :func:`set_aside`) and a new
-        journal started; :attr:`recovered_from` and :attr:`recovery_note` say so.
-        ``connection_factory`` (a :class:`sqlite3.Connection` subclass) lets tests inject
-        failures. Raises :class:`JournalOpenError` when no journal can be opened at all.
+        journal started; :attr:`recovery` says so. A write-ahead log no wal-index vouches
+        for is copied aside first (:attr:`unverified`). ``connection_factory`` (a
+        :class:`sqlite3.Connection` subclass) lets tests inject failures. Raises
+        :class:`JournalOpenError` when no journal can be opened at all, and
+        :class:`JournalRecoveryError` when one was set aside but what it holds could not be
+        copied into the new one (the next start does that again).
         """
         state_dir = Path(state_dir)
         db = state_dir / JOURNAL_NAME
@@ -330,73 +527,99 @@ class Journal:
             state_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise JournalOpenError(
-                f"cannot create the state directory {state_dir}: {e.strerror or e}"
+                f"cannot create the state directory {state_dir}: {e.strerror or e}", state_dir, _reason(e),
+                failure=_failure(e),
             ) from None
         for stale in state_dir.glob(".salvage-*"):  # a copy a cut recovery left behind
             shutil.rmtree(stale, ignore_errors=True)
+        for part in state_dir.glob(f"{JOURNAL_NAME}.*{PART_SUFFIX}"):  # a copy (or a marker) cut short
+            with suppress(OSError):
+                os.unlink(part)
         interrupted = _interrupted_recovery(db)
         if interrupted is not None:
-            return cls._recover(db, interrupted[1], None, now, connection_factory, moved=interrupted[0])
+            return cls._recover(db, interrupted[1], now, connection_factory, moved=interrupted[0])
         shm = _read_side(db, "-shm")  # the read-only check rebuilds it: the original is kept
         found = {suffix for suffix in _SIDE_FILES if os.path.lexists(f"{db}{suffix}")}
+        kept: UnverifiedLog | None = None
         try:
-            _inspect(db)
+            why = _inspect(db)
+            kept = _keep_unverified(db, why, now) if why is not None else None  # before SQLite opens it
             _check(db)
             conn = _connect(db, connection_factory)
         except _Unusable as bad:
-            journal = cls._recover(db, bad, shm, now, connection_factory)
-            for suffix in set(_SIDE_FILES) - found:  # made by the check, not found: not kept as if found
-                with suppress(FileNotFoundError):
-                    os.unlink(f"{journal.recovered_from}{suffix}")
-            return journal
-        return cls(conn, db, now=now)
+            if kept is not None:  # the same files are set aside whole
+                _remove_copy(kept)
+            return cls._recover(db, bad, now, connection_factory, found=(found, shm))
+        except JournalOpenError:
+            if kept is not None:  # (it stays: told)
+                log.warning("%s", kept.note)
+            raise
+        journal = cls(conn, db, now=now)
+        journal.unverified = kept
+        if kept is not None:
+            log.warning("%s", kept.note)
+        return journal
 
     @classmethod
     def _recover(
-        cls, db: Path, bad: _Unusable, shm: bytes | None, now: Clock, connection_factory: ConnectionFactory,
-        moved: Path | None = None,
+        cls, db: Path, bad: _Unusable, now: Clock, connection_factory: ConnectionFactory, *,
+        found: tuple[Collection[str], bytes | None] = ((), None), moved: Kept | None = None,
     ) -> Journal:
-        """Set the unusable ``db`` aside (with its original ``-shm`` bytes), start a new
-        journal, and copy into it what can still be read from the old one.
+        """Set the unusable ``db`` aside as it was ``found`` (the side files there were, the
+        ``-shm``'s bytes before the check), start a new journal, and copy into it what can
+        still be read from the old one.
 
         A marker (``journal.db.recovering``) names the files set aside until the new journal
-        holds what was salvaged: a recovery cut short (a power cut, a full disk) is done
-        again from them at the next start (``moved``), never left as an empty journal."""
+        holds what was salvaged: a recovery cut short (a power cut, a full disk:
+        :class:`JournalRecoveryError`) is done again from them at the next start
+        (``moved``), never left as an empty journal."""
         marker = db.with_name(db.name + RECOVERING_SUFFIX)
         try:
             if moved is None:
-                when = now()
-                name = _free_name(db, bad.tag, when)
-                _write_marker(marker, db.with_name(name), bad)  # first: a cut from here on is seen
-                moved = set_aside(db, bad.tag, when, name)
-                if shm is not None and os.path.lexists(f"{moved}-shm"):
-                    Path(f"{moved}-shm").write_bytes(shm)
+                moved = _free_name(db, bad.damage, now())
+                _write_marker(marker, moved, bad)  # first: a cut from here on is seen
+                set_aside(db, moved.path)
+                sides, shm = found
+                if shm is not None and os.path.lexists(f"{moved.path}-shm"):
+                    Path(f"{moved.path}-shm").write_bytes(shm)
+                for suffix in set(_SIDE_FILES) - set(sides):  # made by the check, not found: not kept as if found
+                    with suppress(FileNotFoundError):
+                        os.unlink(f"{moved.path}{suffix}")
             else:  # what the cut recovery had begun is dropped: it is made again
                 for suffix in (*_SIDE_FILES, ""):
                     with suppress(FileNotFoundError):
                         os.unlink(db.with_name(db.name + suffix))
         except OSError as e:
             raise JournalOpenError(
-                f"{db}: {bad.message}, and it cannot be moved aside: {e.strerror or e}"
+                f"{db}: {bad.message}, and it cannot be moved aside: {e.strerror or e}", db, _reason(e), bad.damage,
+                _failure(e),
             ) from None
+        salvaged = None
+        if bad.damage.salvageable:
+            try:
+                salvaged = salvage(moved.path)
+            except SalvageIOError as e:
+                raise JournalRecoveryError(db, bad.message, moved, _failure(e.error), _reason(e.error)) from None
         try:
             conn = _connect(db, connection_factory)
         except _Unusable as again:  # pragma: no cover - a fresh file is always usable
-            raise JournalOpenError(f"{db}: a new journal is unusable too: {again.message}") from None
+            raise JournalOpenError(
+                f"{db}: a new journal is unusable too: {again.message}", db, again.message, again.damage
+            ) from None
+        except JournalOpenError as e:  # (the marker stays: the next start makes it again)
+            raise JournalRecoveryError(db, bad.message, moved, e.failure, e.reason) from None
         journal = cls(conn, db, now=now)
-        kept = "nothing of it was copied"
-        if bad.salvage:
-            found = salvage(moved)
-            journal._take(found.games)
-            kept = found.summary()
+        if salvaged is not None:
+            try:
+                journal._take(salvaged.games)
+            except JournalWriteError as e:
+                journal.close()
+                reason = e.failure.value if e.failure is not WriteFailure.OTHER else str(e)
+                raise JournalRecoveryError(db, bad.message, moved, e.failure, reason) from None
         with suppress(FileNotFoundError):
             os.unlink(marker)
         _fsync_dir(db.parent)
-        journal.recovered_from = moved
-        journal.recovery_note = (
-            f"The game journal {db} {bad.message}. Its original files are kept unchanged as {moved}"
-            f" (with any -wal and -shm); {kept}; the new journal goes on from there."
-        )
+        journal.recovery = Recovery(db, bad.message, moved, salvaged)
         return journal
 
     @classmethod
@@ -404,7 +627,8 @@ class Journal:
         cls, state_dir: Path, *, connection_factory: ConnectionFactory = sqlite3.Connection
     ) -> Journal:
         """Open ``state_dir/journal.db`` for a reader (an export): never creates it or moves it
-        aside (an older schema is still brought up to date).
+        aside (an older schema is still brought up to date; a write-ahead log no wal-index
+        vouches for is copied aside first, as :meth:`open` does).
 
         Raises :class:`NoJournalError`, :class:`JournalCorruptError`,
         :class:`JournalVersionError` or :class:`JournalOpenError`.
@@ -412,35 +636,47 @@ class Journal:
         db = Path(state_dir) / JOURNAL_NAME
         if not db.is_file():
             raise NoJournalError(f"no game journal at {db}")
+        found = {suffix for suffix in _SIDE_FILES if os.path.lexists(f"{db}{suffix}")}
+        immutable = _unused(db)
+        kept: UnverifiedLog | None = None
         try:
-            _inspect(db)
+            why = _inspect(db)
+            kept = _keep_unverified(db, why, _utc_now) if why is not None else None
             _check(db)
-            return cls(_connect(db, connection_factory), db)
+            journal = cls(_connect(db, connection_factory), db)
+            journal.unverified = kept
+            if kept is not None:
+                log.warning("%s", kept.note)
+            return journal
+        except JournalOpenError:
+            if kept is not None:  # (it stays: told)
+                log.warning("%s", kept.note)
+            raise
         except _Unusable as bad:
-            error = JournalVersionError if bad.tag == "newer" else JournalCorruptError
-            raise error(f"{db}: {bad.message}") from None
+            if kept is not None:  # refused: the files stay as found, the copy is not needed
+                _remove_copy(kept)
+            if not immutable:  # the check's connection made what was not found: not left as the journal's
+                for suffix in set(_SIDE_FILES) - found:
+                    with suppress(FileNotFoundError):
+                        os.unlink(f"{db}{suffix}")
+            if bad.version is not None:
+                raise JournalVersionError(db, bad.message, bad.version) from None
+            raise JournalCorruptError(db, bad.damage, bad.message) from None
 
-    def keep_copy(self, tag: str) -> Path:
+    def keep_copy(self, damage: Damage) -> Kept:
         """Copy the journal's files as they are, byte for byte, to ``journal.db.TAG-STAMP``
         (with any ``-wal`` and ``-shm``; :func:`set_aside`'s names) before a write changes
-        them (a game that cannot be read is about to be marked so); the copy's path.
-        :class:`JournalWriteError` when the copy cannot be made."""
+        them (a game that cannot be read is about to be marked so); where they are.
+        :class:`JournalCopyError` when the copy cannot be made (nothing is left of it)."""
         with self._lock:
-            name = _free_name(self.path, tag, self._now())
+            kept = _free_name(self.path, damage, self._now())
             try:
-                for suffix in ("", *_SIDE_FILES):
-                    source = self.path.with_name(self.path.name + suffix)
-                    if os.path.lexists(source):
-                        target = self.path.with_name(name + suffix)
-                        shutil.copyfile(source, target)
-                        with open(target, "rb") as f:
-                            os.fsync(f.fileno())
-                _fsync_dir(self.path.parent)
+                copy_aside(self.path, kept.path)
             except OSError as e:
-                raise JournalWriteError(
-                    f"cannot keep a copy of the game journal {self.path}: {e.strerror or e}", _failure(e)
+                raise JournalCopyError(
+                    f"cannot keep a copy of the game journal {self.path}: {e.strerror or e}", kept, _failure(e)
                 ) from None
-            return self.path.with_name(name)
+            return kept
 
     def close(self) -> None:
         """Close the file (idempotent)."""
@@ -543,10 +779,10 @@ class Journal:
             try:
                 return self._conn.execute(sql, params).fetchall()
             except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
-                raise JournalCorruptError(f"{self.path}: the journal is damaged: {e.object[:40]!r}") from None
+                raise JournalCorruptError(self.path, Damage.CORRUPT, f"the journal is damaged: {e.object[:40]!r}") from None
             except sqlite3.DatabaseError as e:
                 if _is_corruption(e):
-                    raise JournalCorruptError(f"{self.path}: the journal is damaged: {e}") from e
+                    raise JournalCorruptError(self.path, Damage.CORRUPT, f"the journal is damaged: {e}") from e
                 if isinstance(e, sqlite3.OperationalError):
                     raise JournalReadError(
                         f"could not read the game record: {_reason(e)} ({self.path})"
@@ -560,29 +796,37 @@ class Journal:
 
     def _game(self, row: tuple[Any, ...]) -> GameInfo:
         game_id, started, meta, finished, result, count, crc = row
-        where = f"game {game_id}"
         if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
-            raise JournalCorruptError(f"{self.path}: the journal is damaged: {where} does not match its checksum")
+            raise JournalCorruptError(
+                self.path, Damage.CORRUPT, f"the journal is damaged: game {game_id} does not match its checksum",
+                game=game_id,
+            )
         return GameInfo(
             game_id,
             started,
-            self._loads(meta, f"{where} meta data"),
+            self._loads(meta, game_id, "meta data"),
             finished,
-            None if result is None else self._loads(result, f"{where} result"),
+            None if result is None else self._loads(result, game_id, "result"),
             count,
         )
 
-    def _loads(self, data: bytes | str, what: str) -> dict[str, Any]:
+    def _loads(self, data: bytes | str, game_id: int, what: str, entry: int | None = None) -> dict[str, Any]:
+        """The JSON object ``data`` (``what`` of game ``game_id``, or its ``entry``)."""
+        where = f"game {game_id} {what}" if entry is None else f"game {game_id} entry {entry}"
         try:
             text = data.decode("utf-8") if isinstance(data, bytes) else data
         except UnicodeDecodeError:
-            raise JournalCorruptError(f"{self.path}: {what} is not UTF-8 text: {data[:60]!r}") from None
+            raise JournalCorruptError(
+                self.path, Damage.CORRUPT, f"{where} is not UTF-8 text: {data[:60]!r}", game=game_id, entry=entry
+            ) from None
         try:
             value = json.loads(text)
         except (TypeError, ValueError):
             value = None
         if not isinstance(value, dict):
-            raise JournalCorruptError(f"{self.path}: {what} is not a JSON object: {text!r}")
+            raise JournalCorruptError(
+                self.path, Damage.CORRUPT, f"{where} is not a JSON object: {text!r}", game=game_id, entry=entry
+            )
         return value
 
     def games(self) -> list[GameInfo]:
@@ -617,10 +861,12 @@ class Journal:
                 crc is not None and crc != entry_crc(game_id, seq, kind, payload, at)
             ):
                 raise JournalCorruptError(
-                    f"{self.path}: the journal is damaged: game {game_id} entry {seq} does not match its checksum"
+                    self.path, Damage.CORRUPT,
+                    f"the journal is damaged: game {game_id} entry {seq} does not match its checksum",
+                    game=game_id, entry=seq,
                 )
         return [
-            Entry(seq, kind, self._loads(payload, f"game {game_id} entry {seq}"), at)
+            Entry(seq, kind, self._loads(payload, game_id, "entry", seq), at)
             for seq, kind, payload, at, _ in rows
         ]
 
@@ -662,30 +908,89 @@ def _read_side(db: Path, suffix: str) -> bytes | None:
         return None
 
 
-def _inspect(db: Path) -> None:
+def _inspect(db: Path) -> str | None:
     """What the files' bytes say, before SQLite opens them: :class:`_Unusable` for a file that
-    is not SQLite, an empty journal, or a write-ahead log that would lose saved records."""
+    is not SQLite, an empty journal, or a write-ahead log that would lose saved records; else
+    why no wal-index vouches for the whole write-ahead log (:func:`unverified`), or None."""
     try:
         with open(db, "rb") as f:
             header = f.read(len(_SQLITE_HEADER))
     except FileNotFoundError:
         header = None
     except OSError as e:
-        raise JournalOpenError(f"cannot open the game journal {db}: {e.strerror or e}") from None
+        raise JournalOpenError(
+            f"cannot open the game journal {db}: {e.strerror or e}", db, _reason(e), failure=_failure(e)
+        ) from None
     shm = _read_side(db, "-shm")  # the index before the log: a writer's commit in between
     wal = _read_side(db, "-wal")  # only lengthens the log past what the index says
     if header is None and not wal:
-        return  # no journal yet (a -shm alone holds nothing)
+        return None  # no journal yet (a -shm alone holds nothing)
     if header and header != _SQLITE_HEADER:
         # not opened by SQLite at all: it would delete a -wal it cannot use when closing
-        raise _Unusable("corrupt", f"is not an SQLite database (it starts with {header[:16]!r})")
+        raise _Unusable(Damage.NOT_SQLITE, f"is not an SQLite database (it starts with {header[:16]!r})")
     damage = wal_damage(wal, shm)
     if damage is not None:
-        raise _Unusable("damaged", f"is damaged: {damage}")
+        raise _Unusable(Damage.LOG_DAMAGED, f"is damaged: {damage}")
     if header is None:
-        raise _Unusable("orphan", "is missing, but its write-ahead log is there")
+        raise _Unusable(Damage.LOG_ORPHANED, "is missing, but its write-ahead log is there")
     if not header and not wal:
-        raise _Unusable("empty", "is empty (0 bytes)", salvage=False)
+        raise _Unusable(Damage.EMPTY, "is empty (0 bytes)")
+    why = unverified(wal, shm)
+    if why is not None and _read_side(db, "-shm") != shm:
+        return None  # the index changed meanwhile: a writer has it open (an export reads a live journal)
+    return why
+
+
+def _keep_unverified(db: Path, why: str, now: Clock) -> UnverifiedLog:
+    """Copy ``db``'s files byte for byte to ``journal.db.unverified-STAMP`` (``why``: what its
+    wal-index lacks) and keep the :data:`UNVERIFIED_KEPT` latest such copies."""
+    kept = _free_name(db, Damage.LOG_UNVERIFIED, now())
+    try:
+        copy_aside(db, kept.path)
+    except OSError as e:
+        return UnverifiedLog(db, why, None, failed=_reason(e))
+    return UnverifiedLog(db, why, kept, _prune_unverified(db, kept.path))
+
+
+def _prune_unverified(db: Path, newest: Path) -> tuple[Path, ...]:
+    """Remove all but the :data:`UNVERIFIED_KEPT` latest copies of ``db``'s files kept as
+    unverified (by when they were made; ``newest``, just made, always stays); the removed."""
+    prefix = f"{db.name}.{Damage.LOG_UNVERIFIED.tag}-"
+
+    def made(path: Path) -> tuple[int, str]:
+        try:
+            return path.stat().st_mtime_ns, path.name
+        except OSError:
+            return 0, path.name
+
+    copies = [
+        p for p in db.parent.iterdir()
+        if p.name.startswith(prefix) and not p.name.endswith((*_SIDE_FILES, PART_SUFFIX)) and p != newest
+    ]
+    pruned = sorted(copies, key=made, reverse=True)[UNVERIFIED_KEPT - 1 :]
+    for path in pruned:
+        _remove_files(path)
+    return tuple(pruned)
+
+
+def _remove_files(path: Path) -> None:
+    """Remove ``path`` and its ``-wal`` and ``-shm`` (those there are)."""
+    for suffix in ("", *_SIDE_FILES):
+        with suppress(OSError):
+            os.unlink(f"{path}{suffix}")
+
+
+def _remove_copy(found: UnverifiedLog) -> None:
+    """Remove the copy kept of an unverified log (the files are kept otherwise)."""
+    if found.kept is not None:
+        _remove_files(found.kept.path)
+
+
+def _unused(db: Path) -> bool:
+    """Whether ``db`` has no side files, so is open nowhere (SQLite keeps a ``-wal`` and a
+    ``-shm`` while it is): :func:`_check` then reads it as immutable, which makes neither (a
+    read-only connection would leave both)."""
+    return not any(os.path.lexists(f"{db}{suffix}") for suffix in (*_SIDE_FILES, "-journal"))
 
 
 def _check(db: Path) -> None:
@@ -696,32 +1001,34 @@ def _check(db: Path) -> None:
     if not db.exists():
         return
     try:
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
+        conn = sqlite3.connect(
+            f"{db.absolute().as_uri()}?mode=ro{'&immutable=1' if _unused(db) else ''}", uri=True, timeout=10.0
+        )
     except sqlite3.Error as e:
-        raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e), failure=_failure(e)) from None
     conn.text_factory = bytes  # a damaged file may hold any bytes, even in quick_check's report
     try:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version > len(MIGRATIONS):
             raise _Unusable(
-                "newer",
+                Damage.NEWER,
                 f"was written by a newer version of the scoreboard (schema {version}; "
                 f"this one knows up to {len(MIGRATIONS)})",
-                salvage=False,
+                version=version,
             )
         problems = [_text(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
-            raise _Unusable("corrupt", f"is damaged ({'; '.join(problems[:3])})")
+            raise _Unusable(Damage.CORRUPT, f"is damaged ({'; '.join(problems[:3])})")
         schema = _schema_of(conn)
         if version == 0:
             if not schema:
                 return  # no tables yet
             names = sorted({_text(row[1]) for row in schema if row[0] == b"table"})
             if {"games", "entries"} <= set(names):  # a journal whose version number was lost
-                raise _Unusable("corrupt", "is damaged: it holds a journal's tables but no schema version")
-            raise _Unusable("foreign", f"is not a game journal (it holds the tables {', '.join(names)})", salvage=False)
+                raise _Unusable(Damage.CORRUPT, "is damaged: it holds a journal's tables but no schema version")
+            raise _Unusable(Damage.FOREIGN, f"is not a game journal (it holds the tables {', '.join(names)})")
         if schema != _expected_schema(version):
-            raise _Unusable("corrupt", "is damaged: its tables are not the journal's (the schema text differs)")
+            raise _Unusable(Damage.CORRUPT, "is damaged: its tables are not the journal's (the schema text differs)")
         checked = version >= 2  # (rows carry checksums from schema 2 on)
         games = conn.execute(
             f"SELECT id, meta, result, started, finished, {'crc' if checked else 'NULL'},"
@@ -729,15 +1036,15 @@ def _check(db: Path) -> None:
         ).fetchall()
         for game_id, meta, result, started, finished, crc, types in games:
             if types != b"integertexttext":
-                raise _Unusable("corrupt", f"is damaged: game {game_id!r} holds values of the wrong type")
+                raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id!r} holds values of the wrong type")
             if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
-                raise _Unusable("corrupt", f"is damaged: game {game_id} does not match its checksum")
+                raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} does not match its checksum")
             _object(meta, f"game {game_id} meta data")
             if result is not None:
                 _object(result, f"game {game_id} result")
             for value, what in ((started, "start"), (finished, "end")):
                 if value is not None and not _is_time(_text(value, strict=f"game {game_id}'s {what} time")):
-                    raise _Unusable("corrupt", f"is damaged: game {game_id}'s {what} time is {value[:40]!r}")
+                    raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id}'s {what} time is {value[:40]!r}")
         games = [(g[0], g[1], g[2], g[4]) for g in games]  # (id, meta, result, finished)
         ids = {games[-1][0]} if games else set()
         ids |= {g[0] for g in games if g[3] is None}
@@ -749,17 +1056,17 @@ def _check(db: Path) -> None:
             ).fetchall()
             for seq, kind, payload, at, crc, types in rows:
                 if types != b"texttextreal":  # (a bit of a value's type changed: text read as a blob)
-                    raise _Unusable("corrupt", f"is damaged: game {game_id} entry {seq} holds values of the wrong type")
+                    raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} entry {seq} holds values of the wrong type")
                 if crc is not None and crc != entry_crc(game_id, seq, kind, payload, at):
-                    raise _Unusable("corrupt", f"is damaged: game {game_id} entry {seq} does not match its checksum")
+                    raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} entry {seq} does not match its checksum")
                 _text(kind, strict=f"game {game_id} entry {seq}")
                 _object(payload, f"game {game_id} entry {seq}")
     except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
-        raise _Unusable("corrupt", f"is damaged (its schema is not readable text: {e.object[:40]!r})") from None
+        raise _Unusable(Damage.CORRUPT, f"is damaged (its schema is not readable text: {e.object[:40]!r})") from None
     except sqlite3.DatabaseError as e:
-        if _sqlite_code(e) in _ENVIRONMENT:
-            raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
-        raise _Unusable("corrupt", f"is not a readable journal ({e})") from None
+        if sqlite_code(e) in ENVIRONMENT:
+            raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e), failure=_failure(e)) from None
+        raise _Unusable(Damage.CORRUPT, f"is not a readable journal ({e})") from None
     finally:
         conn.close()
 
@@ -798,15 +1105,6 @@ def _is_time(text: str) -> bool:
     return True
 
 
-_ENVIRONMENT = {  # what a read can fail on that is not the file's fault
-    getattr(sqlite3, name)
-    for name in (
-        "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM",
-        "SQLITE_READONLY", "SQLITE_NOMEM", "SQLITE_FULL", "SQLITE_AUTH", "SQLITE_PROTOCOL",
-    )
-}
-
-
 def _text(value: object, strict: str | None = None) -> str:
     """``value`` (bytes from a :attr:`~sqlite3.Connection.text_factory` of bytes) as text;
     with ``strict`` (what it is), bytes that are not UTF-8 make the file :class:`_Unusable`."""
@@ -817,7 +1115,7 @@ def _text(value: object, strict: str | None = None) -> str:
     except UnicodeDecodeError:
         if strict is None:
             return value.decode("utf-8", errors="replace")
-        raise _Unusable("corrupt", f"is damaged: {strict} is not UTF-8 text ({value[:40]!r})") from None
+        raise _Unusable(Damage.CORRUPT, f"is damaged: {strict} is not UTF-8 text ({value[:40]!r})") from None
 
 
 def _object(value: object, what: str) -> None:
@@ -828,7 +1126,7 @@ def _object(value: object, what: str) -> None:
     except ValueError:
         decoded = None
     if not isinstance(decoded, dict):
-        raise _Unusable("corrupt", f"is damaged: {what} is not a JSON object ({text[:40]!r})")
+        raise _Unusable(Damage.CORRUPT, f"is damaged: {what} is not a JSON object ({text[:40]!r})")
 
 
 def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
@@ -839,7 +1137,7 @@ def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
             db, timeout=10.0, isolation_level=None, check_same_thread=False, factory=factory
         )
     except sqlite3.Error as e:
-        raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e), failure=_failure(e)) from None
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = FULL")
@@ -848,8 +1146,8 @@ def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
     except sqlite3.DatabaseError as e:
         conn.close()
         if _is_corruption(e):
-            raise _Unusable("corrupt", f"is not a readable SQLite database ({e})") from None
-        raise JournalOpenError(f"cannot open the game journal {db}: {e}") from None
+            raise _Unusable(Damage.CORRUPT, f"is not a readable SQLite database ({e})") from None
+        raise JournalOpenError(f"cannot open the game journal {db}: {e}", db, _reason(e), failure=_failure(e)) from None
     except BaseException:
         conn.close()
         raise
@@ -878,17 +1176,25 @@ __all__ = [
     "JOURNAL_NAME",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "UNVERIFIED_KEPT",
+    "Damage",
     "Entry",
     "GameInfo",
     "Journal",
+    "JournalCopyError",
     "JournalCorruptError",
     "JournalDataError",
     "JournalOpenError",
     "JournalReadError",
+    "JournalRecoveryError",
     "JournalVersionError",
     "JournalWriteError",
+    "Kept",
     "NoJournalError",
     "NoSuchGameError",
+    "Recovery",
+    "UnverifiedLog",
     "WriteFailure",
+    "copy_aside",
     "set_aside",
 ]

@@ -3,7 +3,8 @@
 :func:`salvage` works on a copy (in a temporary folder beside the original), so the original
 files stay exactly as they were found. It keeps every game whose start and meta data can be
 read, and of each game its entries from the first on, up to the first one that is missing
-or cannot be read: a game is never given a hole in the middle.
+or cannot be read: a game is never given a hole in the middle (but for a moment, where the
+table was, which the one before stands in for).
 """
 
 from __future__ import annotations
@@ -14,13 +15,38 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator
-from contextlib import closing, contextmanager, suppress
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import ScoreboardError
 from scoreboard.journal_crc import entry_crc, game_crc
 
-__all__ = ["Salvage", "SalvagedGame", "salvage"]
+__all__ = ["ENVIRONMENT", "Salvage", "SalvageIOError", "SalvagedGame", "salvage", "sqlite_code"]
+
+ENVIRONMENT = {  # what SQLite can fail on that is not the file's fault (primary result codes)
+    getattr(sqlite3, name)
+    for name in (
+        "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_PERM",
+        "SQLITE_READONLY", "SQLITE_NOMEM", "SQLITE_FULL", "SQLITE_AUTH", "SQLITE_PROTOCOL",
+    )
+}
+
+
+def sqlite_code(e: BaseException) -> int | None:
+    """SQLite's primary result code of an error (``SQLITE_FULL``...), None when it has none."""
+    code = getattr(e, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+class SalvageIOError(ScoreboardError, OSError):
+    """The journal ``path`` could not be copied or read for a reason that is not its own
+    (``error``: a full disk, an I/O error...): nothing was read, and it may be tried again."""
+
+    def __init__(self, path: Path, error: OSError | sqlite3.Error) -> None:
+        super().__init__(f"cannot read {path} to salvage it: {error}")
+        self.path = path
+        self.error = error
 
 MOMENT = "moment"  # (journal_format.MOMENT_KIND: a moment changed is dropped, the game kept)
 
@@ -30,7 +56,8 @@ Row = tuple[int, str, str, float]  # an entry as stored: seq, kind, payload (JSO
 @dataclass(frozen=True)
 class SalvagedGame:
     """A game read from a damaged journal, as stored (JSON as text); ``of``: how many entries
-    it had, when fewer could be read."""
+    it had, when fewer could be read; ``left_out``: the moments left out (their seqs);
+    ``cut_at``: the first entry that could not be read, when nothing from it on was kept."""
 
     id: int
     started: str
@@ -39,6 +66,24 @@ class SalvagedGame:
     result: str | None
     entries: tuple[Row, ...]
     of: int | None = None
+    left_out: tuple[int, ...] = ()
+    cut_at: int | None = None
+
+    def kept(self) -> str | None:
+        """What of the game was kept, in words; None when all of it."""
+        if self.cut_at is None and not self.left_out:
+            return None
+        n = len(self.entries)
+        total = f" of {self.of}" if self.of is not None else ""
+        if not self.left_out:
+            return f"game {self.id} kept its first {n}{total} records"
+        moments = (
+            f"the moment at entry {self.left_out[0]}" if len(self.left_out) == 1
+            else f"the moments at entries {', '.join(map(str, self.left_out))}"
+        )
+        if self.cut_at is None:
+            return f"game {self.id} kept {n}{total} records: all but {moments}"
+        return f"game {self.id} kept {n}{total} records: entries 1 to {self.cut_at - 1} but {moments}"
 
 
 @dataclass(frozen=True)
@@ -55,14 +100,16 @@ class Salvage:
             return f"nothing could be read from it{lost}"
         entries = sum(len(g.entries) for g in self.games)
         words = [f"{len(self.games)} games with {entries} records were copied into a new journal"]
-        words += [f"game {g.id} kept its first {len(g.entries)} of {g.of} records" for g in self.games if g.of]
+        words += [kept for g in self.games if (kept := g.kept()) is not None]
         if self.unreadable_games:
             words.append(f"{self.unreadable_games} games could not be read")
         return "; ".join(words)
 
 
 def salvage(db: Path) -> Salvage:
-    """What can be read from the journal ``db`` (and its ``-wal``), from a copy of them."""
+    """What can be read from the journal ``db`` (and its ``-wal``), from a copy of them.
+    :class:`SalvageIOError` when the copy cannot be made or read for a reason that is not
+    the file's (a full disk): "nothing readable" is only ever said of the file."""
     try:
         with _copy(db) as copy, closing(sqlite3.connect(copy, timeout=10.0)) as conn:
             conn.text_factory = bytes
@@ -75,8 +122,20 @@ def salvage(db: Path) -> Salvage:
                 else:
                     games.append(game)
             return Salvage(tuple(games), unreadable)
-    except (OSError, sqlite3.Error, UnicodeDecodeError):
+    except OSError as e:
+        raise SalvageIOError(db, e) from e
+    except sqlite3.Error as e:
+        if sqlite_code(e) in ENVIRONMENT:
+            raise SalvageIOError(db, e) from e
         return Salvage(())
+    except UnicodeDecodeError:
+        return Salvage(())
+
+
+def _damage_only(e: Exception) -> None:
+    """Raise ``e`` again unless the file's damage caused it (then what failed is skipped)."""
+    if sqlite_code(e) in ENVIRONMENT:
+        raise e
 
 
 @contextmanager
@@ -100,16 +159,19 @@ def _games(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
     query = f"SELECT id, started, meta, finished, result, {_crc(conn, 'games')} FROM games"
     try:
         return conn.execute(query + " ORDER BY id").fetchall()
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
-        pass
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
     try:
         ids = [i for (i,) in conn.execute("SELECT id FROM games ORDER BY id").fetchall()]
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
         return []
     rows = []
     for game_id in ids:
-        with suppress(sqlite3.DatabaseError, UnicodeDecodeError):
+        try:
             rows += conn.execute(query + " WHERE id = ?", (game_id,)).fetchall()
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+            _damage_only(e)
     return rows
 
 
@@ -117,7 +179,8 @@ def _crc(conn: sqlite3.Connection, table: str) -> str:
     """The checksum column of ``table`` to select (``NULL`` in a journal from before schema 2)."""
     try:
         columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})").fetchall()}
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
         return "NULL"
     return "crc" if "crc" in columns or b"crc" in columns else "NULL"
 
@@ -133,46 +196,54 @@ def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> SalvagedGame | N
     result_text = None if result is None else _json(result)
     if finished_text is not None and result_text is None:
         result_text = json.dumps({"abandoned": "its result could not be read from a damaged journal"})
-    entries, total = _entries(conn, game_id)
+    entries, total, left_out, cut_at = _entries(conn, game_id)
     return SalvagedGame(
         game_id, started_text, meta_text, finished_text, result_text if finished_text else None,
-        tuple(entries), total if total != len(entries) else None,
+        tuple(entries), total if total != len(entries) else None, tuple(left_out), cut_at,
     )
 
 
-def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int]:
-    """The readable entries of a game from seq 1 up to the first gap or damaged one, and how
-    many it seems to hold."""
+def _entries(conn: sqlite3.Connection, game_id: int) -> tuple[list[Row], int, list[int], int | None]:
+    """The readable entries of a game from seq 1 up to the first gap or damaged one; how
+    many it seems to hold; the moments left out; the entry it was cut at (None: not cut)."""
     query = f"SELECT seq, kind, payload, at, {_crc(conn, 'entries')} FROM entries WHERE game_id = ?"
+    cut_at: int | None = None
     try:
         rows = conn.execute(query + " ORDER BY seq", (game_id,)).fetchall()
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
         rows = []
         while True:  # one at a time, until one cannot be read
             try:
                 found = conn.execute(query + " AND seq = ?", (game_id, len(rows) + 1)).fetchall()
-            except (sqlite3.DatabaseError, UnicodeDecodeError):
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as again:
+                _damage_only(again)
+                cut_at = len(rows) + 1
                 break
             if not found:
                 break
             rows += found
     kept: list[Row] = []
+    left_out: list[int] = []
     expected = 1
     for seq, kind, payload, at, crc in rows:
         kind_text, payload_text = _text(kind), _json(payload)
         if seq != expected or not kind_text or not isinstance(at, (int, float)) or not math.isfinite(at):
+            cut_at = expected
             break
         expected += 1
         whole = payload_text is not None and (
             crc is None or crc == entry_crc(game_id, seq, kind_text, payload_text, float(at))
         )
         if not whole and kind_text == MOMENT:
-            continue  # where the table was, not the game: the one before does instead
+            left_out.append(seq)  # where the table was, not the game: the one before does instead
+            continue
         if not whole:
+            cut_at = seq
             break
         assert payload_text is not None
         kept.append((seq, kind_text, payload_text, float(at)))
-    return kept, max(len(rows), len(kept))
+    return kept, max(len(rows), len(kept)), left_out, cut_at
 
 
 def _text(value: object) -> str | None:

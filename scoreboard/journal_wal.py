@@ -14,6 +14,12 @@ written, which was never reported committed), from the file formats
 - a log whose header is damaged while frames follow it.
 
 Only the bytes are read; nothing here opens SQLite.
+
+A log cut exactly at the end of a transaction reads as a shorter, whole log: only a wal-index
+of the same log that knows of more frames tells it apart. :func:`unverified` says when no
+wal-index vouches for the whole log (none, one not valid, a stale one: after a power cut the
+``-shm`` on the card often is, it is never synced), so its bytes can be kept before SQLite
+takes it for whole and checkpoints it away.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import struct
 import sys
 from dataclasses import dataclass
 
-__all__ = ["WalFrames", "read_frames", "wal_damage"]
+__all__ = ["WalFrames", "read_frames", "unverified", "wal_damage"]
 
 _MAGIC = (0x377F0682, 0x377F0683)  # the low bit: checksums over big-endian words
 _VERSION = 3007000
@@ -146,4 +152,34 @@ def wal_damage(wal: bytes | None, shm: bytes | None) -> str | None:
             f"its write-ahead log is cut short or damaged: {index.max_frame} frames were saved, "
             f"{frames.recovered} can be read"
         )
+    return None
+
+
+def unverified(wal: bytes | None, shm: bytes | None) -> str | None:
+    """Why no wal-index vouches for all of the log ``wal`` (with the wal-index ``shm``), in
+    words; None when one does or there is no log (None: no file). Vouching: a valid index of
+    the same log that knows exactly the frames SQLite will recover, with nothing of this log
+    after them (frames of an earlier log may follow: SQLite writes a log again from its
+    start); for an empty log, one with no frame left to copy into the database. Call it
+    once :func:`wal_damage` found none."""
+    if wal is None:
+        return None
+    if not shm:
+        return "it has no wal-index"
+    index = _read_index(shm)
+    if index is None:
+        return "its wal-index is not valid"
+    frames = read_frames(wal)
+    if frames is None:
+        if not wal and index.max_frame <= index.backfilled:
+            return None
+        return f"its header cannot be read ({len(wal)} bytes)"
+    if index.salt != frames.salt:
+        return "its wal-index is of another log"
+    if index.max_frame != frames.recovered:
+        return f"its wal-index knows {index.max_frame} of its {frames.recovered} saved frames"
+    after = _HEADER + frames.recovered * (_FRAME_HEADER + frames.page_size)
+    if len(wal) > after and (len(wal) < after + 16 or wal[after + 8 : after + 16] == frames.salt):
+        # (a transaction cut short, or a log cut short where a stale index happens to end)
+        return f"it goes on past the {frames.recovered} frames its wal-index knows"
     return None

@@ -29,7 +29,7 @@ from engine.tiles import TileSet
 from scoreboard.config import Config, load_config, state_dir
 from scoreboard.controller import Context, Settings, Table, TileLookup
 from scoreboard.hardware import Hardware, Simulation, build_hardware
-from scoreboard.journal import JOURNAL_NAME, Journal, JournalOpenError
+from scoreboard.journal import Journal, JournalOpenError
 from scoreboard.lexicons import HouseList, open_lexicon
 from scoreboard.notify import ServiceNotifier
 from scoreboard.runner import Runner
@@ -89,8 +89,8 @@ def run(
             display.keep_shown()
         raise
     with opened as journal:
-        if journal.recovery_note:
-            log.error("%s", journal.recovery_note)
+        if journal.recovery is not None:
+            log.error("%s", journal.recovery.note)
         resume = resume_point(journal) if script is not None else None
         if resume is not None and hardware.virtual is not None:
             hardware.virtual.advance(resume.start)  # a resumed script goes on at the time it stopped
@@ -105,9 +105,9 @@ def run(
         )
         runner = Runner(service, hardware, notifier, stop)
         service.start(profile.name, len(config.player_names()), paused=script is None)
-        kept = journal.recovered_from or service.kept_copy
+        kept = journal.recovery.kept if journal.recovery is not None else service.kept_copy
         if kept is not None:  # the players' helper is told where it is
-            service.announce(ErrorScreen(ErrorKind.JOURNAL_DAMAGED, _stamp(kept)), DAMAGE_NOTICE_S)
+            service.announce(ErrorScreen(ErrorKind.JOURNAL_DAMAGED, kept.stamp), DAMAGE_NOTICE_S)
         hardware.start()
         notifier.ready("scoreboard running")
         if script is not None:
@@ -125,11 +125,6 @@ def run(
 JOURNAL_UNREADABLE = 3  # the exit status when the journal cannot be opened at all
 UNREADABLE_HINT = "scoreboard.service"  # whose log says why, on the display
 DAMAGE_NOTICE_S = 15.0  # how long the display tells of a damaged journal kept aside, at the start
-
-
-def _stamp(kept: Path) -> str:
-    """The time stamp that marks a set-aside journal (``journal.db.damaged-STAMP``)."""
-    return kept.name.removeprefix(JOURNAL_NAME + ".").partition("-")[2]
 
 
 # --- the command -------------------------------------------------------------------------------

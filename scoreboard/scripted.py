@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from drivers.buttons.logic import ButtonEvent, ButtonId
 from engine.errors import ScoreboardError
-from scoreboard.journal import Entry, GameInfo, Journal
+from scoreboard.journal import Damage, Entry, GameInfo, Journal, Kept
 from scoreboard.journal_format import game_to_resume
 from scoreboard.runner import Runner
 from scoreboard.sim.commands import Command, Location, Move, Place, Remove, Slide
@@ -86,8 +85,8 @@ class ScriptedJournal:
     def game(self, game_id: int) -> GameInfo:
         return self.journal.game(game_id)
 
-    def keep_copy(self, tag: str) -> Path:
-        return self.journal.keep_copy(tag)
+    def keep_copy(self, damage: Damage) -> Kept:
+        return self.journal.keep_copy(damage)
 
     def close(self) -> None:
         self.journal.close()

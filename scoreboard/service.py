@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, Protocol, TextIO, assert_never
 
 from drivers.board.link import (
@@ -68,7 +67,7 @@ from scoreboard.controller import (
     TableState,
 )
 from scoreboard.controller.moments import moment_of
-from scoreboard.journal import Entry, GameInfo, JournalWriteError, WriteFailure
+from scoreboard.journal import Damage, Entry, GameInfo, JournalWriteError, Kept, WriteFailure
 from scoreboard.journal_format import ABANDONED_KEY, encode_meta, encode_record, game_to_resume, read_game
 from scoreboard.lexicons import HouseList
 from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
@@ -98,7 +97,7 @@ class GameJournal(Protocol):
 
     def game(self, game_id: int) -> GameInfo: ...
 
-    def keep_copy(self, tag: str) -> Path: ...
+    def keep_copy(self, damage: Damage) -> Kept: ...
 
     def close(self) -> None: ...
 
@@ -153,7 +152,7 @@ class Service:
         self._pending_result: tuple[int, dict[str, Any]] | None = None
         self._failed: ErrorScreen | None = None
         self._unsaved: Moment | None = None  # the table's moment, when a full disk refused it alone
-        self.kept_copy: Path | None = None  # the journal's files copied aside: a game in it could not be read
+        self.kept_copy: Kept | None = None  # the journal's files copied aside: a game in it could not be read
         self._reading: tuple[str, ...] = ()  # what the log last said was wrong with the board
         self._read_seen: tuple[BoardSnapshot, tuple[tuple[bytes, tuple[Loc, ...]], ...], str] | None = None
         self._geometry: tuple[int, int, int, int] | None = None  # of the board last taken (cols, rows, racks, slots)
@@ -193,18 +192,27 @@ class Service:
 
     def _unreadable(self, info: GameInfo, error: Exception) -> None:
         """Game ``info`` cannot be rebuilt from its records (damage): a new game starts. An
-        unfinished one is marked so, after the journal's files were copied aside byte for
-        byte (:attr:`kept_copy`, which the display is to tell); a finished one keeps its
-        result as it is (nothing is written: its tally is only not shown again)."""
+        unfinished one is marked so, once the journal's files are copied aside byte for
+        byte (:attr:`kept_copy`, which the display is to tell); when no copy can be made,
+        nothing is written (a later start tries again). A finished one keeps its result as
+        it is (nothing is written: its tally is only not shown again)."""
         if info.finished is not None:
             log.error("cannot show the tally of game %s again: %s; its result stays in the journal", info.id, error)
             return
         try:
-            self.kept_copy = self.journal.keep_copy("unreadable")
+            self.kept_copy = self.journal.keep_copy(Damage.GAME_UNREADABLE)
         except JournalWriteError as e:
-            log.error("%s", e)
-        where = f"; the journal's files as they were are kept as {self.kept_copy}" if self.kept_copy else ""
-        log.error("cannot resume game %s: %s%s; a new game starts", info.id, error, where)
+            log.error(
+                "cannot resume game %s: %s; %s, so the game is left unfinished as it is (nothing is written to the"
+                " journal before a copy of it is kept), the next start tries again (once no newer game is unfinished);"
+                " a new game starts",
+                info.id, error, e,
+            )
+            return
+        log.error(
+            "cannot resume game %s: %s; the journal's files as they were are kept as %s; a new game starts",
+            info.id, error, self.kept_copy.path,
+        )
         self._mark_abandoned(info.id, f"could not be resumed: {error}")
 
     def _mark_abandoned(self, game_id: int, why: str) -> None:

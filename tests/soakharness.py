@@ -604,7 +604,7 @@ def check_torn(copies: Sequence[Path], final: Journaled, name: str, f: Figures) 
         try:
             with Journal.open(copy) as journal:
                 damaged = journal.recovered_from is not None
-                note = journal.recovery_note
+                note = journal.recovery.note if journal.recovery is not None else None
                 games = journal.games()
                 entries = [
                     (e.kind, json.dumps(e.payload, sort_keys=True)) for e in journal.entries(games[-1].id)

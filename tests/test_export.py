@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,24 @@ def test_a_bad_config_is_exit_2(state: Path, capsys: pytest.CaptureFixture[str],
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert "nope.toml" in err
+
+
+@pytest.mark.parametrize("sides", [(), ("-wal",)], ids=["closed cleanly", "its log without an index"])
+def test_a_damaged_sqlite_journal_is_refused_and_nothing_is_made_beside_it(
+    state: Path, capsys: pytest.CaptureFixture[str], sides: tuple[str, ...]
+) -> None:
+    """The check reads through a read-only connection, which would leave a ``-wal`` and a
+    ``-shm`` of its own beside a journal it refuses (they would be taken for the journal's)."""
+    with Journal.open(state) as journal:
+        game = journal.start_game({"rules": "de", "players": ["A", "B"], "first": 0})
+        journal.append_many(game, [("k", {"n": n}, float(n)) for n in range(3)])
+    conn = sqlite3.connect(state / JOURNAL_NAME)
+    conn.execute("UPDATE entries SET payload = '{\"n\": 9}' WHERE seq = 2")  # (its checksum no longer matches)
+    conn.commit()
+    conn.close()
+    for suffix in sides:  # (an empty log: a power cut right after a checkpoint)
+        (state / f"{JOURNAL_NAME}{suffix}").write_bytes(b"")
+    before = {p.name: p.read_bytes() for p in state.iterdir()}
+    code, out, err = export(capsys, state, "--list")
+    assert (code, out) == (2, "")
+    assert {p.name: p.read_bytes() for p in state.iterdir()} == before

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import resource
 import signal
 import sqlite3
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -18,14 +20,18 @@ import pytest
 
 from engine.errors import ScoreboardError
 from scoreboard import journal as journal_module
+from scoreboard.journal_salvage import Salvage
 from scoreboard.journal import (
     JOURNAL_NAME,
     SCHEMA_VERSION,
+    Damage,
     Journal,
+    JournalCopyError,
     JournalCorruptError,
     JournalDataError,
     JournalVersionError,
     JournalWriteError,
+    Kept,
     NoJournalError,
     NoSuchGameError,
     WriteFailure,
@@ -79,7 +85,7 @@ def test_open_creates_a_wal_journal_with_full_sync_and_the_schema_version(tmp_pa
     state = tmp_path / "state" / "sub"
     with Journal.open(state, connection_factory=FlakyConnection) as journal:
         assert journal.path == state / JOURNAL_NAME
-        assert journal.recovered_from is None and journal.recovery_note is None
+        assert journal.recovered_from is None and journal.recovery is None
         conn = FlakyConnection.last
         assert conn is not None
         assert conn.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL
@@ -355,8 +361,9 @@ def test_a_file_that_is_not_sqlite_is_set_aside_with_its_wal(tmp_path: Path) -> 
         assert moved.read_bytes() == b"this is no database, just some text\n" * 200
         assert (tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}-wal").read_bytes() == b"stale wal"
         assert (tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}-shm").read_bytes() == b"stale shm"
-        note = journal.recovery_note
-        assert note is not None and str(moved) in note and str(db) in note and "new journal" in note
+        recovery = journal.recovery
+        assert recovery is not None and recovery.journal == db
+        assert recovery.kept == Kept(Damage.NOT_SQLITE, moved, STAMP) and recovery.salvage == Salvage(())
         assert journal.games() == []
         game = journal.start_game(META)
         assert journal.append(game, "k", {}, 0) == 1
@@ -407,9 +414,9 @@ def test_a_damaged_sqlite_file_fails_quick_check_and_is_set_aside(tmp_path: Path
     with Journal.open(state, now=fixed_now) as journal:
         assert journal.recovered_from == state / f"{JOURNAL_NAME}.corrupt-{STAMP}"
         assert journal.recovered_from.read_bytes() == data
-        note = journal.recovery_note
-        assert note is not None and ("damaged" in note or "malformed" in note), note
-        assert "kept unchanged" in note and str(journal.recovered_from) in note
+        recovery = journal.recovery
+        assert recovery is not None and recovery.kept == Kept(Damage.CORRUPT, journal.recovered_from, STAMP)
+        assert recovery.salvage is not None
         for info in journal.games():  # what could be read is kept: a prefix of each game
             assert info.id == 1 and info.meta == META
             entries = journal.entries(info.id)
@@ -426,7 +433,8 @@ def test_a_journal_of_a_newer_schema_is_set_aside_untouched(tmp_path: Path) -> N
     with Journal.open(tmp_path, now=fixed_now) as journal:
         moved = tmp_path / f"{JOURNAL_NAME}.newer-{STAMP}"
         assert journal.recovered_from == moved
-        assert journal.recovery_note is not None and "newer version" in journal.recovery_note
+        assert journal.recovery is not None and journal.recovery.kept.damage is Damage.NEWER
+        assert journal.recovery.salvage is None  # (nothing of it is copied)
         assert journal.games() == []
     with sqlite3.connect(moved) as old:
         assert old.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION + 1,)
@@ -450,8 +458,9 @@ def test_open_existing_never_creates_or_moves(tmp_path: Path) -> None:
         Journal.open_existing(tmp_path)
     assert list(tmp_path.iterdir()) == []
     (tmp_path / JOURNAL_NAME).write_bytes(b"garbage " * 100)
-    with pytest.raises(JournalCorruptError, match="is not an SQLite database"):
+    with pytest.raises(JournalCorruptError) as refused:
         Journal.open_existing(tmp_path)
+    assert (refused.value.path, refused.value.damage) == (tmp_path / JOURNAL_NAME, Damage.NOT_SQLITE)
     assert sorted(p.name for p in tmp_path.iterdir()) == [JOURNAL_NAME]
     (tmp_path / JOURNAL_NAME).unlink()
     with Journal.open(tmp_path) as journal:
@@ -460,8 +469,9 @@ def test_open_existing_never_creates_or_moves(tmp_path: Path) -> None:
         assert len(journal.games()) == 1
     with raw(tmp_path) as conn:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
-    with pytest.raises(JournalVersionError, match="newer version"):
+    with pytest.raises(JournalVersionError) as newer:
         Journal.open_existing(tmp_path)
+    assert (newer.value.damage, newer.value.version) == (Damage.NEWER, SCHEMA_VERSION + 5)
 
 
 # --- migrations ---------------------------------------------------------------------------
@@ -503,8 +513,9 @@ def test_a_bad_entry_of_an_old_game_is_a_typed_error_when_read(tmp_path: Path, b
         conn.execute(f"UPDATE entries SET payload = {bad} WHERE game_id = ?", (old,))
     with Journal.open(tmp_path) as journal:  # a start reads only the latest games: it opens
         assert journal.recovered_from is None
-        with pytest.raises(JournalCorruptError, match=f"game {old} entry 1 (is not|does not match its checksum)"):
+        with pytest.raises(JournalCorruptError) as damaged:
             journal.entries(old)
+        assert (damaged.value.damage, damaged.value.game, damaged.value.entry) == (Damage.CORRUPT, old, 1)
 
 
 @pytest.mark.parametrize("bad", ["'[1, 2'", "CAST(x'7b22223aff7d' AS TEXT)"], ids=["not JSON", "not UTF-8"])
@@ -521,6 +532,63 @@ def test_a_bad_entry_of_the_game_to_resume_sets_the_journal_aside_and_keeps_what
     with Journal.open(tmp_path, now=fixed_now) as journal:
         assert journal.recovered_from == tmp_path / f"{JOURNAL_NAME}.corrupt-{STAMP}"
         assert journal.recovered_from.read_bytes() == original
-        assert journal.recovery_note is not None and "game 1 kept its first 3 of 5 records" in journal.recovery_note
+        assert journal.recovery is not None and journal.recovery.salvage is not None
+        [kept] = journal.recovery.salvage.games
+        assert (len(kept.entries), kept.of) == (3, 5)
         assert [e.payload for e in journal.entries(game)] == [{"n": 0}, {"n": 1}, {"n": 2}]
         assert journal.unfinished() is not None
+
+
+@pytest.mark.parametrize(
+    ("damaged", "kept", "left_out", "cut_at", "words"),
+    [
+        ((5,), [1, 2, 3, 4, 6, 7, 8, 9], (5,), None, "game 1 kept 8 of 9 records: all but the moment at entry 5"),
+        ((3, 7), [1, 2, 4, 5, 6], (3,), 7, "game 1 kept 5 of 9 records: entries 1 to 6 but the moment at entry 3"),
+        ((7,), [1, 2, 3, 4, 5, 6], (), 7, "game 1 kept its first 6 of 9 records"),
+    ],
+    ids=["a moment in the middle", "a moment, then a play", "a play"],
+)
+def test_the_salvage_says_which_records_were_kept(
+    tmp_path: Path, damaged: tuple[int, ...], kept: list[int], left_out: tuple[int, ...], cut_at: int | None, words: str
+) -> None:
+    """A moment that cannot be read is left out and the game goes on past it: the summary
+    says so, not that the game was kept up to it."""
+    with Journal.open(tmp_path) as journal:
+        game = journal.start_game(META)
+        journal.append_many(game, [("moment" if n in (3, 5) else "k", {"n": n}, n) for n in range(1, 10)])
+    with raw(tmp_path) as conn:  # (the checksums stay: the rows no longer match them)
+        for seq in damaged:
+            conn.execute("UPDATE entries SET payload = '{\"n\": 0}' WHERE seq = ?", (seq,))
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovery is not None and journal.recovery.salvage is not None
+        [salvaged] = journal.recovery.salvage.games
+        assert (salvaged.of, salvaged.left_out, salvaged.cut_at) == (9, left_out, cut_at)
+        assert [e.seq for e in journal.entries(game)] == kept
+        assert salvaged.kept() == words
+        assert journal.recovery.salvage.summary() == f"1 games with {len(kept)} records were copied into a new journal; {words}"
+
+
+def test_a_copy_that_fails_leaves_nothing_under_the_kept_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that fills while the journal's files are copied aside: no part of the copy is
+    left to pass for the original, and the error says why and where it was to go."""
+    real = shutil.copyfile
+
+    def fills_up(source: Any, target: Any) -> Any:
+        if str(source).endswith("-wal"):  # (the database is copied whole, then the disk is full)
+            Path(target).write_bytes(Path(source).read_bytes()[:100])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(source, target)
+
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        journal.append(journal.start_game(META), "k", {"n": 1}, 0)
+        before = sorted(p.name for p in tmp_path.iterdir())
+        monkeypatch.setattr(journal_module.shutil, "copyfile", fills_up)
+        with pytest.raises(JournalCopyError) as failed:
+            journal.keep_copy(Damage.GAME_UNREADABLE)
+        assert failed.value.failure is WriteFailure.DISK_FULL
+        assert failed.value.kept == Kept(Damage.GAME_UNREADABLE, tmp_path / f"{JOURNAL_NAME}.unreadable-{STAMP}", STAMP)
+        assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing of the copy
+        monkeypatch.setattr(journal_module.shutil, "copyfile", real)
+        kept = journal.keep_copy(Damage.GAME_UNREADABLE)  # room again: whole
+        assert kept.path.read_bytes() == (tmp_path / JOURNAL_NAME).read_bytes()
+        assert Path(f"{kept.path}-wal").read_bytes() == (tmp_path / f"{JOURNAL_NAME}-wal").read_bytes()

@@ -3,17 +3,36 @@ be read is kept, and nothing ever escapes as a traceback (seeded fuzzing of the 
 
 from __future__ import annotations
 
+import errno
+import json
+import logging
 import os
 import random
+import re
 import shutil
+import signal
 import sqlite3
-from datetime import UTC, datetime
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from scoreboard.journal import JOURNAL_NAME, Journal, JournalCorruptError, JournalOpenError
-from scoreboard.journal_wal import read_frames, wal_damage
+from scoreboard.journal import (
+    JOURNAL_NAME,
+    UNVERIFIED_KEPT,
+    Damage,
+    Journal,
+    JournalCorruptError,
+    JournalOpenError,
+    JournalRecoveryError,
+    Kept,
+    WriteFailure,
+)
+from scoreboard.journal_wal import read_frames, unverified, wal_damage
 
 META = {"rules": "de", "players": ["Anna", "Ben"], "first": 0}
 STAMP = "20260509T143015"
@@ -25,17 +44,21 @@ def fixed_now() -> datetime:
     return datetime(2026, 5, 9, 14, 30, 15, tzinfo=UTC)
 
 
-def killed_journal(folder: Path, records: int = RECORDS) -> dict[str, bytes]:
+def killed_journal(folder: Path, records: int = RECORDS) -> tuple[dict[str, bytes], bytes]:
     """The files of a journal as a killed service leaves them: ``records`` entries of one
-    unfinished game, most of them still in the write-ahead log."""
+    unfinished game, most of them still in the write-ahead log; and its wal-index as it was
+    half way (stale, as a power cut can leave it on the card: it is never synced)."""
     folder.mkdir(parents=True, exist_ok=True)
     journal = Journal.open(folder)
     game = journal.start_game(META)
+    stale = b""
     for n in range(records):
         journal.append(game, "k", {"n": n, "pad": "x" * 150}, float(n))
+        if n == records // 2:
+            stale = (folder / f"{JOURNAL_NAME}-shm").read_bytes()
     files = {s: (folder / (JOURNAL_NAME + s)).read_bytes() for s in SIDES}
     journal.close()
-    return files
+    return files, stale
 
 
 def lay_out(folder: Path, files: dict[str, bytes | None]) -> None:
@@ -48,10 +71,12 @@ def lay_out(folder: Path, files: dict[str, bytes | None]) -> None:
 
 def kept_files(journal: Journal) -> dict[str, bytes | None]:
     assert journal.recovered_from is not None
-    return {
-        s: Path(f"{journal.recovered_from}{s}").read_bytes() if Path(f"{journal.recovered_from}{s}").exists() else None
-        for s in SIDES
-    }
+    return files_of(journal.recovered_from)
+
+
+def files_of(kept: Path) -> dict[str, bytes | None]:
+    """The bytes of the journal files kept as ``kept`` (None: not there)."""
+    return {s: Path(f"{kept}{s}").read_bytes() if Path(f"{kept}{s}").exists() else None for s in SIDES}
 
 
 def readable(journal: Journal) -> list[int]:
@@ -62,8 +87,18 @@ def readable(journal: Journal) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def killed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+def killed_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], bytes]:
     return killed_journal(tmp_path_factory.mktemp("killed"))
+
+
+@pytest.fixture(scope="module")
+def killed(killed_run: tuple[dict[str, bytes], bytes]) -> dict[str, bytes]:
+    return killed_run[0]
+
+
+@pytest.fixture(scope="module")
+def stale_shm(killed_run: tuple[dict[str, bytes], bytes]) -> bytes:
+    return killed_run[1]
 
 
 def test_a_killed_services_journal_is_whole_and_resumes_with_every_record(tmp_path: Path, killed: dict[str, bytes]) -> None:
@@ -78,10 +113,134 @@ def test_a_killed_services_journal_is_whole_and_resumes_with_every_record(tmp_pa
 
 
 def test_a_killed_services_journal_without_its_shm_is_whole(tmp_path: Path, killed: dict[str, bytes]) -> None:
-    lay_out(tmp_path / "s", {"": killed[""], "-wal": killed["-wal"]})
-    with Journal.open(tmp_path / "s") as journal:
+    found = {"": killed[""], "-wal": killed["-wal"]}
+    lay_out(tmp_path / "s", dict(found))
+    with Journal.open(tmp_path / "s", now=fixed_now) as journal:
         assert journal.recovered_from is None
         assert readable(journal) == list(range(RECORDS))
+        assert journal.unverified is not None and journal.unverified.kept is not None  # (it could not be told)
+        assert files_of(journal.unverified.kept.path) == {**found, "-shm": None}
+
+
+def commit_ends(wal: bytes) -> list[int]:
+    """Where each transaction of the log ``wal`` ends (the byte after its commit frame)."""
+    frames = read_frames(wal)
+    assert frames is not None
+    size = 24 + frames.page_size
+    return [32 + (k + 1) * size for k in range(frames.complete) if wal[32 + k * size + 4 : 32 + k * size + 8] != bytes(4)]
+
+
+@pytest.mark.parametrize("index", ["missing", "stale", "not valid"])
+def test_a_log_cut_at_a_transactions_end_without_an_index_that_vouches_is_kept_before_sqlite_opens_it(
+    tmp_path: Path, killed: dict[str, bytes], stale_shm: bytes, index: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Such a log reads as a shorter whole one, and SQLite would checkpoint it away: its files
+    as found are copied aside first, and the log says so and where."""
+    ends = commit_ends(killed["-wal"])
+    shm = {"missing": None, "stale": stale_shm, "not valid": b"\xff" * len(stale_shm)}[index]
+    found = {"": killed[""], "-wal": killed["-wal"][: ends[len(ends) * 3 // 4]], "-shm": shm}
+    assert wal_damage(found["-wal"], shm) is None  # (no damage its bytes show)
+    assert unverified(found["-wal"], shm) is not None
+    lay_out(tmp_path / "s", found)
+    with caplog.at_level(logging.WARNING, logger="scoreboard.journal"), Journal.open(tmp_path / "s", now=fixed_now) as journal:
+        assert journal.recovered_from is None and len(readable(journal)) < RECORDS  # (what it cannot tell)
+        kept = journal.unverified.kept if journal.unverified is not None else None
+        assert kept == Kept(Damage.LOG_UNVERIFIED, tmp_path / "s" / f"{JOURNAL_NAME}.unverified-{STAMP}", STAMP)
+        assert files_of(kept.path) == found  # as found, before SQLite opened it
+    assert str(kept.path) in caplog.text
+
+
+def test_copies_of_unverified_logs_are_bounded_the_latest_kept(tmp_path: Path, killed: dict[str, bytes]) -> None:
+    kept: list[Path] = []
+    (tmp_path / "s").mkdir()
+    for n in range(UNVERIFIED_KEPT + 2):
+        for suffix in SIDES:  # (the journal as after a power cut again; the copies stay)
+            (tmp_path / "s" / f"{JOURNAL_NAME}{suffix}").unlink(missing_ok=True)
+        (tmp_path / "s" / JOURNAL_NAME).write_bytes(killed[""])
+        (tmp_path / "s" / f"{JOURNAL_NAME}-wal").write_bytes(killed["-wal"])
+        with Journal.open(tmp_path / "s", now=lambda n=n: fixed_now() + timedelta(minutes=n)) as journal:
+            assert journal.unverified is not None and journal.unverified.kept is not None
+            kept.append(journal.unverified.kept.path)
+            assert journal.unverified.pruned == tuple(reversed(kept[: max(0, len(kept) - UNVERIFIED_KEPT)]))[:1]
+    left = sorted(p.name for p in (tmp_path / "s").iterdir() if ".unverified-" in p.name)
+    assert left == sorted(f"{p.name}{s}" for p in kept[-UNVERIFIED_KEPT:] for s in ("", "-wal"))
+
+
+def test_when_no_copy_of_an_unverified_log_can_be_made_it_is_told_and_opened(
+    tmp_path: Path, killed: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import scoreboard.journal as journal_module
+
+    def full(source: Any, target: Any) -> None:
+        Path(target).write_bytes(b"part")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(journal_module.shutil, "copyfile", full)
+    lay_out(tmp_path / "s", {"": killed[""], "-wal": killed["-wal"]})
+    with caplog.at_level(logging.WARNING, logger="scoreboard.journal"), Journal.open(tmp_path / "s") as journal:
+        assert readable(journal) == list(range(RECORDS))
+        assert journal.unverified is not None and journal.unverified.kept is None
+        assert journal.unverified.failed == os.strerror(errno.ENOSPC)
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == [JOURNAL_NAME]  # nothing of a copy
+    assert "no copy of its files could be kept" in caplog.text
+
+
+def test_an_unverified_copy_is_told_when_the_journal_then_cannot_be_opened(
+    tmp_path: Path, killed: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import scoreboard.journal as journal_module
+
+    def busy(db: Path) -> None:
+        raise JournalOpenError(f"cannot open the game journal {db}: database is locked", db, "database is locked")
+
+    monkeypatch.setattr(journal_module, "_check", busy)
+    lay_out(tmp_path / "s", {"": killed[""], "-wal": killed["-wal"]})
+    with caplog.at_level(logging.WARNING, logger="scoreboard.journal"), pytest.raises(JournalOpenError):
+        Journal.open(tmp_path / "s", now=fixed_now)
+    kept = tmp_path / "s" / f"{JOURNAL_NAME}.unverified-{STAMP}"
+    assert kept.read_bytes() == killed[""] and str(kept) in caplog.text
+
+
+def test_an_export_keeps_an_unverified_log_too_but_not_a_live_one(tmp_path: Path, killed: dict[str, bytes]) -> None:
+    found = {"": killed[""], "-wal": killed["-wal"]}
+    lay_out(tmp_path / "s", dict(found))
+    with Journal.open_existing(tmp_path / "s") as journal:  # (its close checkpoints the log away)
+        assert readable(journal) == list(range(RECORDS))
+        assert journal.unverified is not None and journal.unverified.kept is not None
+        assert files_of(journal.unverified.kept.path) == {**found, "-shm": None}
+    live = Journal.open(tmp_path / "live")
+    try:
+        game = live.start_game(META)
+        live.append_many(game, [("k", {"n": n}, float(n)) for n in range(5)])
+        with Journal.open_existing(tmp_path / "live") as journal:
+            assert journal.unverified is None and len(journal.entries(game)) == 5
+    finally:
+        live.close()
+    assert not list((tmp_path / "live").glob("*.unverified-*"))
+
+
+def test_a_wal_index_vouches_only_for_its_own_whole_log(killed: dict[str, bytes], stale_shm: bytes) -> None:
+    wal, shm = killed["-wal"], killed["-shm"]
+    assert unverified(None, None) is None and unverified(None, shm) is None  # no log
+    assert unverified(wal, shm) is None
+    assert unverified(wal, None) == "it has no wal-index"
+    assert unverified(wal, shm[:50]) == unverified(wal, b"\x00" * len(shm)) == "its wal-index is not valid"
+    frames = read_frames(wal)
+    assert frames is not None
+    stale = re.fullmatch(r"its wal-index knows (\d+) of its (\d+) saved frames", unverified(wal, stale_shm) or "")
+    assert stale is not None and 0 < int(stale[1]) < int(stale[2]) == frames.recovered
+    other = bytearray(wal)
+    other[16:24] = bytes(8)  # another log's salt (its frames no longer match it either)
+    assert unverified(bytes(other), shm) is not None
+    frame = 24 + frames.page_size
+    assert unverified(wal + wal[32 : 32 + 30], shm) == f"it goes on past the {frames.recovered} frames its wal-index knows"
+    earlier = bytearray(wal[32 : 32 + frame])
+    earlier[8:16] = bytes(8)  # a frame of an earlier log, which SQLite writes over from its start
+    assert unverified(wal + bytes(earlier), shm) is None
+    assert unverified(wal[:20], shm) == "its header cannot be read (20 bytes)"
+    assert unverified(b"", shm) == "its header cannot be read (0 bytes)"  # frames the index knows, none in the log
+
+
 
 
 @pytest.mark.parametrize("where", ["header", "first frame", "middle", "last frame"])
@@ -100,8 +259,7 @@ def test_a_bit_flipped_wal_is_told_kept_byte_for_byte_and_its_readable_part_kept
     with Journal.open(tmp_path / "s", now=fixed_now) as journal:
         assert journal.recovered_from == tmp_path / "s" / f"{JOURNAL_NAME}.damaged-{STAMP}"
         assert kept_files(journal) == damaged  # not checkpointed, not rebuilt: as found
-        note = journal.recovery_note
-        assert note is not None and "write-ahead log" in note and str(journal.recovered_from) in note
+        assert journal.recovery is not None and journal.recovery.kept.damage is Damage.LOG_DAMAGED
         kept = readable(journal)
         assert kept == list(range(len(kept))) and len(kept) < RECORDS  # a prefix, and told so
         assert journal.unfinished() is not None or not kept
@@ -121,7 +279,7 @@ def test_a_truncated_wal_is_told_and_kept(tmp_path: Path, killed: dict[str, byte
 def test_a_missing_wal_that_held_saved_records_is_told(tmp_path: Path, killed: dict[str, bytes]) -> None:
     lay_out(tmp_path / "s", {"": killed[""], "-shm": killed["-shm"]})
     with Journal.open(tmp_path / "s", now=fixed_now) as journal:
-        assert journal.recovery_note is not None and "write-ahead log is missing" in journal.recovery_note
+        assert journal.recovery is not None and journal.recovery.kept.damage is Damage.LOG_DAMAGED
 
 
 def test_an_empty_journal_file_is_kept_and_told_not_silently_replaced(tmp_path: Path) -> None:
@@ -129,7 +287,7 @@ def test_an_empty_journal_file_is_kept_and_told_not_silently_replaced(tmp_path: 
     with Journal.open(tmp_path, now=fixed_now) as journal:
         assert journal.recovered_from == tmp_path / f"{JOURNAL_NAME}.empty-{STAMP}"
         assert journal.recovered_from.read_bytes() == b""
-        assert journal.recovery_note is not None and "empty" in journal.recovery_note
+        assert journal.recovery is not None and journal.recovery.kept == Kept(Damage.EMPTY, journal.recovered_from, STAMP)
         assert journal.games() == []
 
 
@@ -140,8 +298,9 @@ def test_an_unreadable_journal_is_a_clean_open_error_and_nothing_is_moved(tmp_pa
         journal.start_game(META)
     (tmp_path / JOURNAL_NAME).chmod(0)
     try:
-        with pytest.raises(JournalOpenError, match="cannot open"):
+        with pytest.raises(JournalOpenError) as refused:
             Journal.open(tmp_path)
+        assert refused.value.path == tmp_path / JOURNAL_NAME and refused.value.damage is None
         assert sorted(p.name for p in tmp_path.iterdir()) == [JOURNAL_NAME]
     finally:
         (tmp_path / JOURNAL_NAME).chmod(0o600)
@@ -150,20 +309,30 @@ def test_an_unreadable_journal_is_a_clean_open_error_and_nothing_is_moved(tmp_pa
 def test_an_export_of_a_damaged_wal_is_refused_and_touches_nothing(tmp_path: Path, killed: dict[str, bytes]) -> None:
     damaged = {**killed, "-wal": killed["-wal"][: len(killed["-wal"]) // 2]}
     lay_out(tmp_path / "s", dict(damaged))
-    with pytest.raises(JournalCorruptError, match="write-ahead log"):
+    with pytest.raises(JournalCorruptError) as refused:
         Journal.open_existing(tmp_path / "s")
+    assert refused.value.damage is Damage.LOG_DAMAGED
     assert {s: (tmp_path / "s" / (JOURNAL_NAME + s)).read_bytes() for s in SIDES} == damaged
 
 
-def fuzz_files(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -> dict[str, int]:
-    """Damage ``base`` at random (bit flips, zeroed runs, cuts, in every file) and open it each
-    time: never an exception but :class:`JournalOpenError`, the damaged files kept byte for
-    byte whenever they are set aside, and what is read always a prefix of the game."""
+def fuzz_files(
+    tmp_path: Path, base: dict[str, bytes], trials: int, seed: int, stale_shm: bytes | None = None
+) -> dict[str, int]:
+    """Damage ``base`` at random (bit flips, zeroed runs, cuts, in every file; its wal-index,
+    if it has one, as written, missing or ``stale_shm``, as a power cut leaves it) and open
+    it each time: never an exception but :class:`JournalOpenError`, the damaged files kept
+    byte for byte whenever they are set aside or kept as unverified, and what is read always
+    a prefix of the game. Records lost silently: fewer read with neither."""
     rng = random.Random(seed)
-    outcome = {"opened": 0, "set aside": 0, "records lost silently": 0, "records changed silently": 0}
+    outcome = {
+        "opened": 0, "kept unverified": 0, "set aside": 0, "fewer records, kept unverified": 0,
+        "records lost silently": 0, "records changed silently": 0,
+    }
     records = _payloads(base)
     for trial in range(trials):
         files: dict[str, bytes | None] = dict(base)
+        if "-shm" in base:
+            files["-shm"] = rng.choice((base["-shm"], None, stale_shm or None))
         for _ in range(rng.choice((1, 1, 2, 3))):
             suffix = rng.choice(SIDES)
             data = files.get(suffix)
@@ -181,14 +350,23 @@ def fuzz_files(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -
             files[suffix] = bytes(b)
         folder = tmp_path / f"t{trial % 3}"
         lay_out(folder, files)
+        found = {s: v for s, v in files.items() if v is not None}
         with Journal.open(folder, now=fixed_now) as journal:
             kept = readable(journal)
             assert kept == list(range(len(kept))), f"trial {trial}: not a prefix"
             if journal.recovered_from is not None:
                 outcome["set aside"] += 1
-                assert {s: v for s, v in kept_files(journal).items() if v is not None} == {
-                    s: v for s, v in files.items() if v is not None
-                }, f"trial {trial}: the damaged files were not kept as found"
+                assert {s: v for s, v in kept_files(journal).items() if v is not None} == found, (
+                    f"trial {trial}: the damaged files were not kept as found"
+                )
+            elif journal.unverified is not None:
+                outcome["kept unverified"] += 1
+                assert journal.unverified.kept is not None, f"trial {trial}: {journal.unverified.note}"
+                assert {s: v for s, v in files_of(journal.unverified.kept.path).items() if v is not None} == found, (
+                    f"trial {trial}: the unverified files were not kept as found"
+                )
+                if len(kept) < len(records):
+                    outcome["fewer records, kept unverified"] += 1
             else:
                 outcome["opened"] += 1
                 if len(kept) < len(records):
@@ -225,18 +403,22 @@ def closed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("base", ["killed", "closed"])
 def test_fuzzed_journal_files_never_escape_and_are_kept_as_found(
-    tmp_path: Path, base: str, request: pytest.FixtureRequest
+    tmp_path: Path, base: str, request: pytest.FixtureRequest, stale_shm: bytes
 ) -> None:
-    outcome = fuzz_files(tmp_path, request.getfixturevalue(base), 60, seed=20261201)
+    outcome = fuzz_files(tmp_path, request.getfixturevalue(base), 60, seed=20261201, stale_shm=stale_shm)
     assert outcome["set aside"] > 0 and outcome["opened"] > 0, outcome
+    assert outcome["kept unverified"] > 0 or base == "closed", outcome  # (a closed journal has no log)
     assert outcome["records lost silently"] == 0 and outcome["records changed silently"] == 0, outcome
 
 
 @pytest.mark.soak
 @pytest.mark.parametrize("base", ["killed", "closed"])
-def test_fuzzed_journal_files_long(tmp_path: Path, base: str, request: pytest.FixtureRequest) -> None:
-    outcome = fuzz_files(tmp_path, request.getfixturevalue(base), 3000, seed=int(os.environ.get("FUZZ_SEED", "1")))
-    print(f"\njournal file fuzz ({base}): {outcome}")
+def test_fuzzed_journal_files_long(tmp_path: Path, base: str, request: pytest.FixtureRequest, stale_shm: bytes) -> None:
+    trials = int(os.environ.get("FUZZ_TRIALS", "3000"))
+    outcome = fuzz_files(
+        tmp_path, request.getfixturevalue(base), trials, seed=int(os.environ.get("FUZZ_SEED", "1")), stale_shm=stale_shm
+    )
+    print(f"\njournal file fuzz ({base}, {trials} trials): {outcome}")
     assert outcome["records lost silently"] == 0 and outcome["records changed silently"] == 0, outcome
 
 
@@ -287,25 +469,25 @@ def edit(folder: Path, *sql: str) -> bytes:
 
 
 @pytest.mark.parametrize(
-    ("sql", "tag"),
+    ("sql", "damage"),
     [
-        (("PRAGMA user_version = 0",), "corrupt"),
+        (("PRAGMA user_version = 0",), Damage.CORRUPT),
         (("PRAGMA writable_schema = ON",
-          "UPDATE sqlite_master SET sql = replace(sql, 'PRIMARY KEY', 'PRAMARY KEY') WHERE name = 'games'"), "corrupt"),
-        (("UPDATE games SET started = CAST(x'32303236ff' AS TEXT)",), "corrupt"),
-        (("UPDATE games SET finished = 'yesterday'",), "corrupt"),
+          "UPDATE sqlite_master SET sql = replace(sql, 'PRIMARY KEY', 'PRAMARY KEY') WHERE name = 'games'"), Damage.CORRUPT),
+        (("UPDATE games SET started = CAST(x'32303236ff' AS TEXT)",), Damage.CORRUPT),
+        (("UPDATE games SET finished = 'yesterday'",), Damage.CORRUPT),
     ],
     ids=["version lost", "schema text", "start time not UTF-8", "end time not a time"],
 )
 def test_a_journal_damaged_where_sqlite_does_not_look_is_set_aside_and_salvaged(
-    tmp_path: Path, sql: tuple[str, ...], tag: str
+    tmp_path: Path, sql: tuple[str, ...], damage: Damage
 ) -> None:
     closed_journal(tmp_path)
     damaged = edit(tmp_path, *sql)
     with Journal.open(tmp_path, now=fixed_now) as journal:
-        assert journal.recovered_from is not None and journal.recovered_from.name.startswith(f"{JOURNAL_NAME}.{tag}-")
+        assert journal.recovery is not None and journal.recovery.kept.damage is damage
+        assert journal.recovered_from == tmp_path / f"{JOURNAL_NAME}.{damage.tag}-{STAMP}"
         assert journal.recovered_from.read_bytes() == damaged  # kept byte for byte
-        assert journal.recovery_note is not None
         journal.games()  # the new journal reads: no exit on every start
 
 
@@ -313,13 +495,14 @@ def test_a_foreign_sqlite_file_is_set_aside_not_filled_with_the_journals_tables(
     edit(tmp_path, "CREATE TABLE photos (name TEXT)", "INSERT INTO photos VALUES ('Anna.jpg')")
     foreign = (tmp_path / JOURNAL_NAME).read_bytes()
     with Journal.open(tmp_path, now=fixed_now) as journal:
-        assert journal.recovered_from is not None and journal.recovered_from.name.startswith(f"{JOURNAL_NAME}.foreign-")
+        assert journal.recovery is not None and journal.recovery.kept == Kept(Damage.FOREIGN, journal.recovered_from, STAMP)
         assert journal.recovered_from.read_bytes() == foreign
         assert journal.games() == []
     (tmp_path / "other").mkdir()
     edit(tmp_path / "other", "CREATE TABLE photos (name TEXT)")
-    with pytest.raises(JournalCorruptError, match="not a game journal"):  # an export neither
+    with pytest.raises(JournalCorruptError) as refused:  # an export neither
         Journal.open_existing(tmp_path / "other")
+    assert refused.value.damage is Damage.FOREIGN
 
 
 def test_a_journal_that_cannot_be_opened_stays_told_on_the_panel_after_the_service_stops(tmp_path: Path) -> None:
@@ -365,13 +548,131 @@ def test_a_recovery_cut_short_is_done_again_at_the_next_start(tmp_path: Path, mo
 
     with Journal.open(tmp_path, now=fixed_now) as journal:
         assert journal.recovered_from is not None and journal.recovered_from.read_bytes() == damaged
-        assert journal.recovery_note is not None
+        assert journal.recovery is not None and journal.recovery.kept.damage is Damage.CORRUPT
         [game] = journal.games()
         assert [e.payload["n"] for e in journal.entries(game.id)] == list(range(7))  # salvaged after all
     left = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(f"{JOURNAL_NAME}.corrupt-"))
     assert left == [JOURNAL_NAME], left  # no marker, no copy left behind
     with Journal.open(tmp_path, now=fixed_now) as journal:  # done: not again
         assert journal.recovered_from is None
+
+
+def _salvage_fails(error: BaseException) -> type[sqlite3.Connection]:
+    """A connection class whose every statement fails with ``error`` (an SQLite error)."""
+
+    class Failing(sqlite3.Connection):
+        def execute(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+            raise error
+
+    return Failing
+
+
+def _sqlite_error(code: int, message: str) -> sqlite3.OperationalError:
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]  # (as SQLite sets it)
+    return error
+
+
+def _assert_retried(folder: Path, damaged: bytes, failed: JournalRecoveryError, failure: WriteFailure) -> None:
+    """``failed`` kept the damaged journal and its marker; the next start finishes the recovery."""
+    assert failed.failure is failure and failed.kept.damage is Damage.CORRUPT
+    assert failed.kept.path.read_bytes() == damaged
+    assert (folder / f"{JOURNAL_NAME}.recovering").exists()  # the marker stays: the next start does it again
+    with Journal.open(folder, now=fixed_now) as journal:
+        assert journal.recovery is not None and journal.recovery.kept == failed.kept
+        assert journal.recovery.salvage is not None
+        [game] = journal.recovery.salvage.games
+        assert (len(game.entries), game.cut_at) == (3, 4)
+        assert [e.payload["n"] for e in journal.entries(game.id)] == [0, 1, 2]
+    assert not (folder / f"{JOURNAL_NAME}.recovering").exists()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+        _sqlite_error(sqlite3.SQLITE_FULL, "database or disk is full"),
+        _sqlite_error(sqlite3.SQLITE_IOERR, "disk I/O error"),
+    ],
+    ids=["ENOSPC copying", "SQLITE_FULL reading", "SQLITE_IOERR reading"],
+)
+def test_a_full_disk_during_the_salvage_is_not_nothing_readable_and_the_next_start_does_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException
+) -> None:
+    import scoreboard.journal_salvage as salvage_module
+
+    closed_journal(tmp_path, records=7)
+    damaged = edit(tmp_path, "UPDATE entries SET payload = '{\"n\": 9}' WHERE seq = 4")
+    if isinstance(error, OSError):
+        def copy(source: Any, target: Any) -> None:
+            raise error
+        monkeypatch.setattr(salvage_module.shutil, "copyfile", copy)
+        failure = WriteFailure.DISK_FULL
+    else:
+        real = salvage_module.sqlite3.connect
+        def connect(path: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+            if ".salvage-" in str(path):  # (the salvage's copy; not the checks, not the new journal)
+                kwargs["factory"] = _salvage_fails(error)
+            return real(path, *args, **kwargs)
+        monkeypatch.setattr(salvage_module.sqlite3, "connect", connect)
+        failure = WriteFailure.DISK_FULL if "full" in str(error) else WriteFailure.IO_ERROR
+    with pytest.raises(JournalRecoveryError) as failed:
+        Journal.open(tmp_path, now=fixed_now)
+    monkeypatch.undo()
+    assert isinstance(failed.value, JournalOpenError)  # (the service stops, the display says so)
+    _assert_retried(tmp_path, damaged, failed.value, failure)
+
+
+def test_a_full_disk_writing_what_was_salvaged_is_done_again_at_the_next_start(tmp_path: Path) -> None:
+    class FullOnInsert(sqlite3.Connection):  # (the new journal's rows: its tables are made)
+        def executemany(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
+            raise _sqlite_error(sqlite3.SQLITE_FULL, "database or disk is full")
+
+    closed_journal(tmp_path, records=7)
+    damaged = edit(tmp_path, "UPDATE entries SET payload = '{\"n\": 9}' WHERE seq = 4")
+    with pytest.raises(JournalRecoveryError) as failed:
+        Journal.open(tmp_path, now=fixed_now, connection_factory=FullOnInsert)
+    _assert_retried(tmp_path, damaged, failed.value, WriteFailure.DISK_FULL)
+
+
+_FSIZE_CHILD = textwrap.dedent(
+    """
+    import json, resource, signal, sys
+    from pathlib import Path
+    from scoreboard.journal import Journal, JournalRecoveryError
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+    try:
+        Journal.open(Path(sys.argv[1]))
+    except JournalRecoveryError as e:
+        print(json.dumps({"failure": e.failure.name, "kept": str(e.kept.path), "stamp": e.kept.stamp}))
+    """
+)
+
+
+@pytest.mark.parametrize("room", ["for no copy", "for the copy, not for SQLite's index"])
+def test_a_real_full_disk_during_the_salvage_through_the_file_size_limit(tmp_path: Path, room: str) -> None:
+    """The kernel refuses the salvage's writes (RLIMIT_FSIZE, in a child process): copying
+    the damaged journal, or SQLite's wal-index (32 KiB) of the copy."""
+    resource = pytest.importorskip("resource")
+    if not hasattr(resource, "RLIMIT_FSIZE") or not hasattr(signal, "SIGXFSZ"):
+        pytest.skip("no RLIMIT_FSIZE/SIGXFSZ here to fill the disk with")
+    closed_journal(tmp_path, records=7)
+    damaged = edit(tmp_path, "UPDATE entries SET payload = '{\"n\": 9}' WHERE seq = 4")
+    limit = len(damaged) // 2 if room == "for no copy" else len(damaged) + 1024
+    assert limit < 32768
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _FSIZE_CHILD, str(tmp_path), str(limit)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 0 and done.stdout, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    kept = Kept(Damage.CORRUPT, Path(result["kept"]), result["stamp"])
+    failure = WriteFailure[result["failure"]]
+    assert failure is (WriteFailure.DISK_FULL if room == "for no copy" else WriteFailure.IO_ERROR)
+    failed = JournalRecoveryError(tmp_path / JOURNAL_NAME, "", kept, failure, "")
+    _assert_retried(tmp_path, damaged, failed, failure)
 
 
 def test_a_commit_between_reading_the_index_and_the_log_is_not_damage(tmp_path: Path) -> None:

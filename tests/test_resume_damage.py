@@ -3,7 +3,9 @@ told, and a new game; a damaged moment costs only where the table was."""
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import sqlite3
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from test_service_review import Clock
 from test_tally_resume import cut, on_service, one_play, state  # noqa: F401  (state: the fixture)
 
 from scoreboard.controller import FirstDraw, Lobby, Playing
-from scoreboard.journal import JOURNAL_NAME, Journal, JournalWriteError, WriteFailure
+from scoreboard.journal import JOURNAL_NAME, Damage, Journal, JournalWriteError, WriteFailure
 from scoreboard.journal_format import ABANDONED_KEY, OTHER_KINDS
 from scoreboard.scripted import SCRIPT_KIND
 
@@ -61,8 +63,9 @@ def test_a_game_that_cannot_be_rebuilt_is_kept_aside_byte_for_byte_told_and_a_ne
     again = on_service(r, state, clock)
     assert isinstance(r.state.phase, (Lobby, FirstDraw))
     kept = again.kept_copy
-    assert kept is not None and kept.name.startswith(f"{JOURNAL_NAME}.unreadable-")
-    assert kept.read_bytes() == before[JOURNAL_NAME]  # as found, before the game was marked
+    assert kept is not None and kept.damage is Damage.GAME_UNREADABLE
+    assert kept.path.name == f"{JOURNAL_NAME}.unreadable-{kept.stamp}"
+    assert kept.path.read_bytes() == before[JOURNAL_NAME]  # as found, before the game was marked
     info = again.journal.game(game)
     assert info.result is not None and ABANDONED_KEY in info.result
     again.close()
@@ -140,3 +143,33 @@ def test_a_finished_game_that_cannot_be_read_keeps_its_result_and_nothing_is_wri
         assert isinstance(r.state.phase, (Lobby, FirstDraw)) and again.kept_copy is None
         assert again.journal.game(game).result == result
         cut(again)
+
+
+def test_when_no_copy_can_be_kept_nothing_is_written_and_the_next_start_tries_again(
+    state: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    import scoreboard.journal as journal_module
+
+    clock = Clock(0.0)
+    r, game = played_and_cut(state, clock)
+    before = damage(state, "UPDATE entries SET kind = 'commanc' WHERE kind = 'command'")
+
+    def full(source: object, target: object) -> None:
+        Path(str(target)).write_bytes(b"part of it")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(journal_module.shutil, "copyfile", full)
+    with caplog.at_level(logging.ERROR):
+        again = on_service(r, state, clock)
+    assert isinstance(r.state.phase, (Lobby, FirstDraw)) and again.kept_copy is None
+    assert again.journal.game(game).finished is None  # not marked: nothing written without a copy
+    again.close()
+    assert {p.name: p.read_bytes() for p in state.iterdir() if p.name.startswith(JOURNAL_NAME)} == before
+    assert "the next start tries again" in caplog.text
+
+    monkeypatch.undo()  # room again
+    later = on_service(r, state, clock)
+    assert later.kept_copy is not None and later.kept_copy.path.read_bytes() == before[JOURNAL_NAME]
+    result = later.journal.game(game).result
+    assert result is not None and ABANDONED_KEY in result
+    later.close()
