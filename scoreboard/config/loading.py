@@ -203,7 +203,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
     try:
         check_board(config.board)
         check_buttons(config.buttons)
-        check_display(config.display)
+        check_display(config.display, config.buttons)
         config.rule_profile()
     except ConfigError as e:
         raise e.with_source(origin.get(e.key or "", file)) from None
