@@ -184,7 +184,7 @@ def test_display_and_ui_config() -> None:
     [
         ("display.driver=sdd1306", 'did you mean "ssd1306"'),
         ("display.panel=2.4in", '"auto", "0.96in", "1.3in", "2.42in" or "3.12in"'),
-        ("display.spi_hz=10000000", "8000000"),
+        ("display.spi_hz=16000000", "8000000"),
         ("display.gpio_dc=28", "0 to 27"),
         ("display.address=0x80", "0x03 to 0x77"),
         ("display.address=0", "0x03 to 0x77"),
@@ -219,7 +219,9 @@ def test_closing_seat_displays_switches_off_each_panel_once() -> None:
         (["display.gpio_rst=24"], "display.gpio_rst", "display.gpio_dc"),
         (["display.spi_device=2"], "display.spi_device", "no chip select CE2"),
         (["buttons.menu=25"], "buttons.menu", r"display's \(display.gpio_rst\)"),
-        (["display.spi_port=1"], "buttons.done", "SPI 1 CE1"),
+        (["display.gpio_dc=26"], "display.gpio_dc", r"a button's \(buttons.menu\)"),
+        (["display.spi_port=1"], "display.spi_port", "SPI 1 CE1"),
+        (["display.gpio_dc=26", "buttons.menu=26"], "display.gpio_dc", "GPIO26 is both"),
     ],
 )
 def test_panel_interface_and_spi_pins_are_checked(items: list[str], key: str, message: str) -> None:

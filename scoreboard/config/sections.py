@@ -25,6 +25,7 @@ from .checks import (
     AutoOr,
     Check,
     ConfigError,
+    ConfigPinClashError,
     DirPath,
     Names,
     Numbers,
@@ -276,8 +277,8 @@ class DisplayConfig:
     spi_device: int = key(0, Whole(0, 2), "SPI chip select: 0 (CE0), 1 (CE1) or 2 (CE2, SPI 1 only).")
     spi_hz: int = key(
         8_000_000,
-        OneOf(1_000_000, 2_000_000, 4_000_000, 8_000_000, 16_000_000),
-        "SPI clock in Hz (the SSD1322 is specified up to 10 MHz).",
+        OneOf(1_000_000, 2_000_000, 4_000_000, 8_000_000),
+        "SPI clock in Hz (the SSD1322 and SSD1309 are specified up to 10 MHz).",
     )
     gpio_dc: int = key(
         24, Whole(0, 27, "a BCM GPIO number, 0 to 27"), "GPIO of the SPI panel's D/C (data/command) line."
@@ -427,8 +428,8 @@ def _check_spi_pins(display: DisplayConfig, buttons: ButtonsConfig | None) -> No
         raise ConfigError(
             f"SPI bus {display.spi_port} has no chip select CE{display.spi_device}", key="display.spi_device"
         )
-    taken = {pin: f"SPI {display.spi_port} {line}" for line, pin in bus.items()}
-    taken |= {pin: "I2C" for pin in (2, 3)} | {pin: "the UART link" for pin in (14, 15)}
+    lines = {pin: f"SPI {display.spi_port} {line}" for line, pin in bus.items()}
+    taken = lines | {pin: "I2C" for pin in (2, 3)} | {pin: "the UART link" for pin in (14, 15)}
     for dotted, pin in (("display.gpio_dc", display.gpio_dc), ("display.gpio_rst", display.gpio_rst)):
         if pin in taken:
             raise ConfigError(f"GPIO{pin} is {taken[pin]}'s; choose another pin", key=dotted)
@@ -438,7 +439,11 @@ def _check_spi_pins(display: DisplayConfig, buttons: ButtonsConfig | None) -> No
     for dotted, pins in (("buttons.done", buttons.done), ("buttons.challenge", buttons.challenge), ("buttons.menu", (buttons.menu,))):
         for pin in pins:
             if pin in taken and not taken[pin].startswith(("I2C", "the UART")):
-                raise ConfigError(f"GPIO{pin} is the display's ({taken[pin]}); choose another pin", key=dotted)
+                owner = taken[pin] if pin not in lines else "display.spi_port"
+                raise ConfigPinClashError(
+                    f"GPIO{pin} is both the display's ({taken[pin]}) and a button's ({dotted}); choose another pin",
+                    pin=pin, keys=(owner, dotted),
+                )
 
 
 def profile_language(profile: str) -> str:
