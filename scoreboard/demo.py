@@ -1,7 +1,8 @@
 """``scoreboard demo``: a complete scripted game on simulated hardware, end to end.
 
 The simulated board runs as its own process (a pty, in lockstep with a virtual clock), the
-buttons are gpiozero mock pins and the display an emulated OLED writing PNG frames. The
+buttons are gpiozero mock pins and the display an emulated OLED writing PNG frames: the
+configured panel, by default the reference build's 3.12in 256x64 one. The
 game goes through the real service (:mod:`scoreboard.run_cli`): the draw for the first
 player, the deal, plays, a challenge that fails and one that succeeds (the phony is taken
 back), then passes until the game ends and the tally is shown. Writes ``DIR/game.gcg``,

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 GREYS = bytes(level for grey in range(256) for level in (grey, grey, grey))
 """The global colour table: index N is grey N, so an ``L`` image's bytes are its indices."""
 MAX_DELAY_MS = 0xFFFF * 10  # a frame's delay is 16 bits of centiseconds
-GIF_SIZE = (256, 128)  # the 128x64 panel, doubled
+GIF_SCALE = 2  # the panel's pixels, doubled
 _NUMBERED = re.compile(r"(.*?)([0-9]+)\.png")
 
 
@@ -119,8 +119,9 @@ def frame_files(folder: Path) -> Iterator[str]:
 
 
 def write_gif(frames: Path, gif: Path, frame_ms: int = 700) -> bool:
-    """An animated GIF of the PNG frames in ``frames`` (:func:`frame_files` order), scaled to
-    :data:`GIF_SIZE`; False (and no file) when there is no readable frame.
+    """An animated GIF of the PNG frames in ``frames`` (:func:`frame_files` order), each pixel
+    :data:`GIF_SCALE` x :data:`GIF_SCALE` at the first frame's size; False (and no file) when
+    there is no readable frame.
 
     A frame that cannot be read is skipped and logged; ``gif`` appears whole or not at all.
     """
@@ -128,7 +129,7 @@ def write_gif(frames: Path, gif: Path, frame_ms: int = 700) -> bool:
     skipped = 0
     try:
         with open(part, "wb") as fp:
-            writer = GifWriter(fp, GIF_SIZE, frame_ms)
+            writer: GifWriter | None = None
             for path in frame_files(frames):
                 try:
                     with Image.open(path) as opened:
@@ -137,8 +138,10 @@ def write_gif(frames: Path, gif: Path, frame_ms: int = 700) -> bool:
                     skipped += 1
                     log.warning("%s: skipping the frame %s, which cannot be read: %s", gif.name, os.path.basename(path), e)
                     continue
+                if writer is None:
+                    writer = GifWriter(fp, (frame.width * GIF_SCALE, frame.height * GIF_SCALE), frame_ms)
                 writer.add(frame)
-            written = writer.close()
+            written = writer.close() if writer is not None else 0
         if skipped:
             log.warning("%s: %d unreadable frame(s) skipped", gif.name, skipped)
         if not written:

@@ -40,6 +40,7 @@ from drivers.board.serial_link import Backoff, SerialBoard, SerialEvent
 from drivers.buttons.gpio import Buttons, ManualClock, from_settings
 from drivers.buttons.logic import ButtonEvent, ButtonId
 from drivers.display.oled import Display, make_displays
+from drivers.display.panels import Panel
 from drivers.voice.speaker import Speaker
 from engine.tiles import TileSet
 from scoreboard.config import Config
@@ -146,10 +147,11 @@ def _build(config: Config, state: Path, simulation: Simulation | None, cleanups:
         sim = SimControl.connect(f"{link}.control", timeout=20.0)
         cleanups.append(sim.close)
         tiles: Callable[[TileSet], TileLookup] = simulated_tiles(state)
-        display_config = attrs.evolve(config.display, driver="capture", mux_address=0, seat_channels=())
+        display_config = attrs.evolve(config.display, driver="capture", panel=config.display.chosen_panel().name,
+                                      mux_address=0, seat_channels=())
         displays = make_displays(replace(config, display=display_config), out / "screens")
         if simulation.window:
-            displays = (*displays, pygame_display())
+            displays = (*displays, pygame_display(displays[0].panel))
         shown = open(out / "screens.txt", "a", encoding="utf-8")
         cleanups.append(shown.close)
         board_path: str | None = str(link)
@@ -270,12 +272,12 @@ def simulated_tiles(state: Path) -> Callable[[TileSet], TileLookup]:
     return tiles
 
 
-def pygame_display() -> Display:
+def pygame_display(panel: Panel) -> Display:
     """A pygame window showing the OLED (``--window``)."""
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     from luma.emulator.device import pygame
 
-    return Display(pygame(width=128, height=64, mode="1", scale=4, transform="none"))
+    return Display(pygame(width=panel.width, height=panel.height, mode="1", scale=4, transform="none"), panel=panel)
 
 
 def _gif_of(out: Path) -> None:

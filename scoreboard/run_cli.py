@@ -85,7 +85,8 @@ def run(
         opened = Journal.open(state)
     except JournalOpenError:  # the display says so before the service stops, and goes on saying it
         for display in hardware.displays:
-            display.show(render(ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT), config.language()))  # type: ignore[arg-type]
+            screen = ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT)
+            display.show(render(screen, config.language(), display.panel))  # type: ignore[arg-type]
             display.keep_shown()
         raise
     with opened as journal:

@@ -37,7 +37,10 @@ from drivers.board.reading import describe_duplicates, describe_fault, describe_
 from drivers.board.serial_link import BoardDisconnected, BoardReconnected, SerialEvent
 from drivers.board.snapshot import BoardSnapshot
 from drivers.board.stabiliser import Stabiliser
+from PIL import Image
+
 from drivers.display.oled import Display
+from drivers.display.panels import Panel
 from drivers.voice.speaker import Utterance
 from engine.errors import ScoreboardError
 from engine.game import Tally
@@ -452,9 +455,11 @@ class Service:
             targets = (self.displays[seat],)
         else:
             return
-        image = render(screen, self.language)
+        images: dict[Panel, Image.Image] = {}
         for display in targets:
-            display.show(image)
+            if display.panel not in images:
+                images[display.panel] = render(screen, self.language, display.panel)
+            display.show(images[display.panel])
         if self.shown_log is not None:
             where = "" if seat is None else f"seat {seat + 1}\t"
             self.shown_log.write(f"{self.clock():.3f}\t{where}{screen!r}\n")

@@ -8,7 +8,7 @@
 #
 # Steps, each skipped or harmless when already done, so re-running it upgrades in place
 # (systemd/README.md lists the same steps to type by hand):
-#   1. the groups gpio, i2c, dialout and audio (Raspberry Pi OS has them; elsewhere they are created)
+#   1. the groups gpio, i2c, spi, dialout and audio (Raspberry Pi OS has them; elsewhere they are created)
 #   2. the system user "scoreboard": no login, no home of its own, in those groups
 #   3. the venv /opt/scoreboard/venv with `pip install 'REPO[pi]'` (built from a copy of the
 #      tree, so no root-owned build/ or *.egg-info is left in your checkout)
@@ -39,7 +39,7 @@ RULES_DST=/etc/udev/rules.d/99-scoreboard-board.rules
 POLKIT_DST=/etc/polkit-1/rules.d/50-scoreboard-poweroff.rules
 DOC_DST=$PREFIX/README.systemd.md
 SERVICE_USER=scoreboard
-DEVICE_GROUPS=(gpio i2c dialout audio) # not GROUPS: bash reserves that name
+DEVICE_GROUPS=(gpio i2c spi dialout audio) # not GROUPS: bash reserves that name
 BOARD_LINK=/dev/scoreboard-board
 
 dry_run=false
@@ -220,8 +220,9 @@ run udevadm trigger --action=add --subsystem-match=tty
 run systemctl enable scoreboard.service
 run systemctl try-restart scoreboard.service
 
-if [ ! -e /dev/i2c-1 ]; then
-  say "note: no /dev/i2c-1: the OLED needs I2C, enable it with: sudo raspi-config nonint do_i2c 0"
+if [ ! -e /dev/spidev0.0 ] && [ ! -e /dev/i2c-1 ]; then
+  say "note: no /dev/spidev0.0 and no /dev/i2c-1: the 3.12in OLED needs SPI (sudo raspi-config nonint do_spi 0),"
+  say "      the smaller ones I2C (sudo raspi-config nonint do_i2c 0)"
 fi
 $dry_run && { say "dry run finished: nothing was changed"; exit 0; }
 say "done. Start: sudo systemctl start scoreboard   Logs: journalctl -u scoreboard -f"

@@ -113,7 +113,7 @@ def test_sections_are_frozen_and_copied_with_attrs_evolve() -> None:
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         display.driver = "dummy"  # type: ignore[misc]
     copy = attrs.evolve(display, driver="capture", seat_channels=())
-    assert copy == DisplayConfig(driver="capture") and display.driver == "ssd1306"
+    assert copy == DisplayConfig(driver="capture") and display.driver == "ssd1322"
 
 
 def test_full_valid_file(tmp_path: Path) -> None:
@@ -596,13 +596,16 @@ def test_board_section() -> None:
 
 
 def test_display_settings_that_do_not_fit_together() -> None:
+    i2c = "display.driver=ssd1306"  # seat displays are I2C panels
     with pytest.raises(ConfigError, match="display.seat_channels: seat displays need"):
-        load_config(overrides=["display.seat_channels=[0, 1]"])
+        load_config(overrides=[i2c, "display.seat_channels=[0, 1]"])
     with pytest.raises(ConfigError, match="display.seat_channels: a channel is given twice"):
-        load_config(overrides=["display.mux_address=0x70", "display.seat_channels=[1, 1]"])
+        load_config(overrides=[i2c, "display.mux_address=0x70", "display.seat_channels=[1, 1]"])
     with pytest.raises(ConfigError, match="display.mux_address: 0x3c is the display's own address"):
-        load_config(overrides=["display.mux_address=0x3c", "display.seat_channels=[0, 1]"])
-    config = load_config(overrides=["display.mux_address=0x70", "display.seat_channels=[0, 3]"])
+        load_config(overrides=[i2c, "display.mux_address=0x3c", "display.seat_channels=[0, 1]"])
+    with pytest.raises(ConfigError, match="display.seat_channels: seat displays behind a multiplexer are I2C"):
+        load_config(overrides=["display.mux_address=0x70", "display.seat_channels=[0, 3]"])
+    config = load_config(overrides=[i2c, "display.mux_address=0x70", "display.seat_channels=[0, 3]"])
     assert config.display.seat_channels == (0, 3) or list(config.display.seat_channels) == [0, 3]
 
 

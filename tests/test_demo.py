@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
+from drivers.display.panels import PANELS, RECOMMENDED
 from engine import gcg
 from engine.replay import replay
 from scoreboard.cli import main
@@ -25,6 +27,8 @@ def test_the_demo_plays_a_whole_game_to_its_tally(rules: str, tmp_path: Path, ca
     assert report.disagreements == () and report.events >= 7
     frames = sorted((out / "screens").glob("*.png"))
     assert len(frames) > 20
+    with Image.open(frames[0]) as first:  # the reference build's panel
+        assert first.size == PANELS[RECOMMENDED].size == (256, 64)
     assert (out / "screens.gif").stat().st_size > 1000
     shown = (out / "screens.txt").read_text(encoding="utf-8")
     assert "ChallengeResultScreen" in shown and "valid=False" in shown and "TallyScreen" in shown

@@ -10,17 +10,22 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from drivers.display import (
+from drivers.display.oled import (
     DisplayError,
+    FrameSizeError,
+    GpiozeroLines,
     Multiplexer,
+    make_device,
     make_display,
     make_displays,
 )
+from drivers.display.panels import PANELS, RECOMMENDED
 from scoreboard.config import Config, ConfigError, DisplayConfig, UiConfig, load_config
 from scoreboard.screens import PlayerLine, ScoresScreen, render
 
 
 def config(**display: object) -> Config:
+    display.setdefault("panel", "0.96in")
     return Config(display=DisplayConfig(**display))  # type: ignore[arg-type]
 
 
@@ -58,8 +63,9 @@ def test_show_converts_and_checks_the_size() -> None:
     display = make_display(config(driver="dummy"))
     assert display.show(scores(1).convert("L"))
     assert display.image is not None and display.image.mode == "1"
-    with pytest.raises(ValueError, match="not 128x64"):
+    with pytest.raises(FrameSizeError, match="not 128x64") as raised:
         display.show(Image.new("1", (64, 32)))
+    assert raised.value.size == (64, 32) and raised.value.panel == (128, 64)
 
 
 def test_rotate_is_passed_to_luma() -> None:
@@ -151,11 +157,12 @@ def test_multiplexer_rejects_bad_channels() -> None:
 
 def test_real_driver_without_a_bus_is_a_display_error() -> None:
     with pytest.raises(DisplayError, match="i2c-99"):
-        make_display(config(driver="ssd1306", port=99))
+        make_display(config(driver="ssd1306", port=99, interface="i2c"))
 
 
 def test_display_and_ui_config() -> None:
-    assert Config().display == DisplayConfig("ssd1306", 0x3C, 1, 0, 0, ())
+    assert Config().display == DisplayConfig(driver="ssd1322", panel="auto", interface="auto")
+    assert Config().display.chosen_panel() is PANELS[RECOMMENDED] and Config().display.chosen_interface() == "spi"
     assert Config().ui == UiConfig("auto")
     loaded = load_config(
         overrides=[
@@ -166,7 +173,8 @@ def test_display_and_ui_config() -> None:
             "ui.language=fr",
         ]
     )
-    assert loaded.display == DisplayConfig("sh1106", 0x3D, 1, 0, 0x70, (2, 3))
+    assert loaded.display == DisplayConfig(driver="sh1106", address=0x3D, mux_address=0x70, seat_channels=(2, 3))
+    assert loaded.display.chosen_panel() is PANELS["1.3in"] and loaded.display.chosen_interface() == "i2c"
     assert loaded.ui.language == "fr"
     assert dataclasses.replace(loaded, source=None) != Config()
 
@@ -174,7 +182,10 @@ def test_display_and_ui_config() -> None:
 @pytest.mark.parametrize(
     ("item", "message"),
     [
-        ("display.driver=ssd1309", 'did you mean "ssd1306"'),
+        ("display.driver=sdd1306", 'did you mean "ssd1306"'),
+        ("display.panel=2.4in", '"auto", "0.96in", "1.3in", "2.42in" or "3.12in"'),
+        ("display.spi_hz=16000000", "8000000"),
+        ("display.gpio_dc=28", "0 to 27"),
         ("display.address=0x80", "0x03 to 0x77"),
         ("display.address=0", "0x03 to 0x77"),
         ("display.seat_channels=[8]", "channel 1"),
@@ -195,3 +206,102 @@ def test_closing_seat_displays_switches_off_each_panel_once() -> None:
         d.close()
         d.close()  # a second close does nothing
     assert bus.writes == [(0x70, 1 << 0), (0x70, 1 << 3), (0x70, 1 << 5)]
+
+
+@pytest.mark.parametrize(
+    ("items", "key", "message"),
+    [
+        (["display.driver=ssd1306", "display.panel=3.12in"], "display.panel", "ssd1322 controller, not ssd1306"),
+        (["display.interface=i2c"], "display.interface", "no I2C bus"),
+        (["display.driver=ssd1309", "display.interface=spi", "display.mux_address=0x70",
+          "display.seat_channels=[0, 1]"], "display.seat_channels", "I2C panels"),
+        (["display.gpio_dc=10"], "display.gpio_dc", "SPI 0 MOSI"),
+        (["display.gpio_rst=24"], "display.gpio_rst", "display.gpio_dc"),
+        (["display.spi_device=2"], "display.spi_device", "no chip select CE2"),
+        (["buttons.menu=25"], "buttons.menu", r"display's \(display.gpio_rst\)"),
+        (["display.gpio_dc=26"], "display.gpio_dc", r"a button's \(buttons.menu\)"),
+        (["display.spi_port=1"], "display.spi_port", "SPI 1 CE1"),
+        (["display.gpio_dc=26", "buttons.menu=26"], "display.gpio_dc", "GPIO26 is both"),
+    ],
+)
+def test_panel_interface_and_spi_pins_are_checked(items: list[str], key: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as raised:
+        load_config(overrides=items)
+    assert raised.value.key == key
+
+
+def test_auto_panels_follow_the_controller_and_the_emulated_ones_are_the_recommended() -> None:
+    for name, panel in PANELS.items():
+        assert load_config(overrides=[f"display.driver={panel.controller}"]).display.chosen_panel() is panel
+        assert load_config(overrides=[f"display.panel={name}", "display.driver=dummy"]).display.chosen_panel() is panel
+    assert load_config(overrides=["display.driver=capture"]).display.chosen_panel() is PANELS[RECOMMENDED]
+
+
+@pytest.mark.parametrize("name", list(PANELS))
+def test_dummy_and_capture_devices_have_the_panels_size(name: str, tmp_path: Path) -> None:
+    panel = PANELS[name]
+    display = make_display(config(driver="dummy", panel=name))
+    assert display.panel is panel and (display.device.width, display.device.height) == panel.size
+    image = render(ScoresScreen((PlayerLine("Anna", 1, is_turn=True), PlayerLine("Ben", 0)), 86), "de", panel)
+    assert display.show(image) and same(display.device.image, image)
+    pytest.importorskip("luma.emulator")
+    captured = make_display(config(driver="capture", panel=name), capture_dir=tmp_path / name)
+    captured.show(image)
+    with Image.open(next((tmp_path / name).glob("*.png"))) as frame:
+        assert frame.size == panel.size
+
+
+class FakeSpi:
+    """spidev.SpiDev as luma uses it: records what is written."""
+
+    def __init__(self) -> None:
+        self.opened: tuple[int, int] | None = None
+        self.written = 0
+        self.closed = False
+        self.max_speed_hz = 0
+        self.mode = 0
+
+    def open(self, port: int, device: int) -> None:
+        self.opened = (port, device)
+
+    def writebytes(self, data: list[int]) -> None:
+        self.written += len(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize("name", ["3.12in", "2.42in"])
+def test_spi_panels_are_driven_through_luma_with_gpiozero_lines(name: str) -> None:
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+    panel = PANELS[name]
+    factory, spi = MockFactory(), FakeSpi()
+    cfg = config(driver=panel.controller, panel=name, interface="spi", spi_device=1, gpio_dc=24, gpio_rst=25)
+    device = make_device(cfg.display, spi=spi, pin_factory=factory)
+    assert spi.opened == (0, 1) and spi.max_speed_hz == 8_000_000
+    before = spi.written
+    pixels = panel.width * panel.height
+    assert before >= (pixels // 2 if panel.greyscale else pixels // 8)  # cleared at start: 4 bits or 1 a pixel
+    image = render(ScoresScreen((PlayerLine("Anna", 1, is_turn=True), PlayerLine("Ben", 0)), 86), "de", panel)
+    device.display(image)
+    assert spi.written > before
+    assert factory.pin(24).state in (0, 1) and factory.pin(25).state == 1  # out of reset
+    device.persist = True  # (passed on to the luma device)
+    device.cleanup()
+    assert spi.closed and factory.pin(25).function == "input"  # the lines are released
+
+
+def test_gpiozero_lines_drive_and_release_pins() -> None:
+    from gpiozero.pins.mock import MockFactory
+
+    factory = MockFactory()
+    lines = GpiozeroLines(factory)
+    lines.setup(24, lines.OUT)
+    lines.output(24, lines.HIGH)
+    assert factory.pin(24).state == 1
+    lines.output(24, lines.LOW)
+    assert factory.pin(24).state == 0
+    lines.cleanup(24)
+    lines.cleanup()
+    assert factory.pin(24).function == "input"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import GifImagePlugin, Image, ImageChops, ImageDraw
 
-from scoreboard.gif import GIF_SIZE, frame_files, write_gif
+from scoreboard.gif import GIF_SCALE, frame_files, write_gif
 
 
 def panel(n: int) -> Image.Image:
@@ -46,7 +46,7 @@ def shown(gif: Path) -> list[tuple[Image.Image, int]]:
 
 
 def scaled(image: Image.Image) -> Image.Image:
-    return image.convert("L").resize(GIF_SIZE, Image.Resampling.NEAREST)
+    return image.convert("L").resize((image.width * GIF_SCALE, image.height * GIF_SCALE), Image.Resampling.NEAREST)
 
 
 def same(a: Image.Image, b: Image.Image) -> bool:
@@ -61,7 +61,7 @@ def test_the_gif_shows_every_frame_and_merges_repeats(tmp_path: Path) -> None:
     expected = [(panel(0), 500), (panel(1), 1500), (panel(2), 500), (panel(0), 500), (panel(3), 500)]
     assert [ms for _, ms in frames] == [ms for _, ms in expected]
     for (got, _), (want, _) in zip(frames, expected, strict=True):
-        assert got.size == GIF_SIZE and same(got, scaled(want))
+        assert got.size == (want.width * GIF_SCALE, want.height * GIF_SCALE) and same(got, scaled(want))
     assert not list(tmp_path.glob("*.part"))
 
 

@@ -523,7 +523,8 @@ def test_a_journal_that_cannot_be_opened_stays_told_on_the_panel_after_the_servi
         assert display.device.persist  # luma leaves the frame on the panel at cleanup
     shown = display.image
     assert shown is not None
-    assert shown.tobytes() == render(ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT), "fr").tobytes()
+    expected = render(ErrorScreen(ErrorKind.JOURNAL_UNREADABLE, UNREADABLE_HINT), "fr", display.panel)
+    assert shown.tobytes() == expected.tobytes()
 
 
 class _Cut(BaseException):

@@ -145,13 +145,16 @@ def test_the_window_display_shows_frames(monkeypatch: pytest.MonkeyPatch) -> Non
     pytest.importorskip("pygame")
     from PIL import Image
 
+    from drivers.display.panels import PANELS
     from scoreboard.hardware import pygame_display
 
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
-    display = pygame_display()
+    panel = PANELS["3.12in"]
+    display = pygame_display(panel)
     try:
-        assert display.show(Image.new("1", (128, 64), 1))
-        assert not display.show(Image.new("1", (128, 64), 1))  # the same frame is not pushed again
+        assert display.panel is panel
+        assert display.show(Image.new("1", panel.size, 1))
+        assert not display.show(Image.new("1", panel.size, 1))  # the same frame is not pushed again
     finally:
         display.close()
 

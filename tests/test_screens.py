@@ -1,6 +1,8 @@
-"""Golden-image tests of every screen in every UI language, and the screen text table.
+"""Golden-image tests of every screen on every known panel in every UI language, the boxes
+the renderer draws into (inside the margin, never overlapping), and the screen text table.
 
-Regenerate the PNGs under tests/golden/ (then look at them) with::
+Regenerate the PNGs under tests/golden/PANEL/ (then look at them: every run writes one
+contact sheet per panel and language to tests/output/contact-sheets/) with::
 
     SCOREBOARD_REGENERATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_screens.py
 """
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
+from drivers.display.panels import PANELS, RECOMMENDED, Panel, legible_mm
 from scoreboard.screens import (
     LANGUAGES,
     TEXT,
@@ -44,9 +47,12 @@ from scoreboard.screens import (
     format_clock,
     render,
 )
-from scoreboard.screens.font import ELLIPSIS, font
+from scoreboard.screens.font import ELLIPSIS, NAME_LETTERS, TILE_LETTERS, font
+from scoreboard.screens.render import HEADLINE_FACES, Mark, cap_height, layout, render_marks
+from scoreboard.screens.text import HINTS
 
 GOLDEN = Path(__file__).parent / "golden"
+SHEETS = Path(__file__).parent / "output" / "contact-sheets"
 REGENERATE = os.environ.get("SCOREBOARD_REGENERATE_GOLDEN") == "1"
 
 GERMAN = "ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜ"
@@ -201,29 +207,95 @@ SCREENS: dict[str, Screen] = {
 }
 
 
-def golden_path(name: str, lang: str) -> Path:
-    return GOLDEN / f"{name}-{lang}.png"
+STRESS: dict[str, Screen] = {
+    "scores-4-long-names": ScoresScreen(
+        (
+            PlayerLine("Bernadette-Marie", -1024),
+            PlayerLine("Maximilian-Œdipe", 9999, is_turn=True),
+            PlayerLine("Françoise-Hélène", -5),
+            PlayerLine("Jürgen-Ÿves", 1000),
+        ),
+        bag=100,
+    ),
+    "scores-4-clocks": ScoresScreen(
+        tuple(
+            PlayerLine(name, score, clock, turn)
+            for name, score, clock, turn in (
+                ("Bernadette-Marie", -1024, -3599, False),
+                ("Maximilian-Œdipe", 9999, 5999, True),
+                ("Françoise-Hélène", -999, -61, False),
+                ("Jürgen-Ÿves", 1000, 0, False),
+            )
+        ),
+        bag=0,
+        yours=True,
+    ),
+    "last-play-long": LastPlayScreen(
+        "Bernadette-Marie",
+        (WordLine("OXYPHENBUTAZONE", 1778), WordLine("ÉÉÉÉÉÉÉÉÉÉÉÉÉÉÉ", 9999), WordLine("qi", -10),
+         WordLine("ŒUVRE", 99)),
+        total=9999,
+        bingo=True,
+    ),
+    "window-long": ChallengeWindowScreen(600, 600, "Bernadette-Marie"),
+    "result-long": ChallengeResultScreen(
+        "Bernadette-Marie", "Françoise-Hélène", valid=False, invalid_words=("OXYPHENBUTAZONE", "ŒUVRES"),
+        points=-1000, lost_turn=True, lost_game="Bernadette-Marie"
+    ),
+    "confirm-adjust-long": ConfirmScreen(ConfirmKind.ADJUST, player="Bernadette-Marie", points=-9999,
+                                         by="Françoise-Hélène"),
+    "confirm-exchange-7": ConfirmScreen(ConfirmKind.EXCHANGE, count=7, player="Bernadette-Marie"),
+    "tally-4-negative": TallyScreen(
+        (
+            TallyLine("Bernadette-Marie", 1024, -99, 925),
+            TallyLine("Maximilian-Œdipe", -1024, -99, -1123),
+            TallyLine("Françoise-Hélène", 9999, +99, 9999),
+            TallyLine("Jürgen-Ÿves", 0, 0, 0),
+        ),
+        winners=(0, 2),
+    ),
+    "tally-2-negative": TallyScreen(
+        (TallyLine("Bernadette-Marie", -1024, -99, -1123), TallyLine("Maximilian-Œdipe", 9999, 99, 9999)),
+        winners=(1,),
+    ),
+    "adjust-long": AdjustScreen("Bernadette-Marie", points=-999, score=-9999),
+    "draw-long": DrawForFirstScreen(("Bernadette-Marie", "Maximilian-Œdipe", "Françoise-Hélène", "Jürgen-Ÿves"),
+                                    ("Ü", "", "?", "Ä"), redraw=(0, 3)),
+    "unseen-french-full": UnseenScreen(tuple(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ?", (9, 2, 2, 3, 15, 2, 2, 2, 8, 1, 1, 5, 3,
+                                                                                6, 6, 2, 1, 6, 6, 6, 6, 2, 1, 1, 1, 1, 2)))),
+    "menu-long-value": MenuScreen(selected=2, value="en-tournament"),
+    "paused-long": PausedScreen("Bernadette-Marie"),
+    "reading-long": ReadingScreen("Bernadette-Marie"),
+}
+"""Long names (with Œ, Ÿ, accents), 4 players, 4-digit and negative numbers: within bounds, so
+no number may be cut; a name may be, with an ellipsis."""
 
 
+def golden_path(panel: Panel, name: str, lang: str) -> Path:
+    return GOLDEN / panel.name / f"{name}-{lang}.png"
+
+
+@pytest.mark.parametrize("panel", list(PANELS.values()), ids=list(PANELS))
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("name", list(SCREENS))
-def test_golden(name: str, lang: str) -> None:
-    image = render(SCREENS[name], lang)  # type: ignore[arg-type]
-    assert image.mode == "1" and image.size == (128, 64)
-    path = golden_path(name, lang)
+def test_golden(name: str, lang: str, panel: Panel) -> None:
+    image = render(SCREENS[name], lang, panel)  # type: ignore[arg-type]
+    assert image.mode == "1" and image.size == panel.size
+    path = golden_path(panel, name, lang)
     if REGENERATE:
-        GOLDEN.mkdir(exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         image.save(path, optimize=True)
-    assert path.exists(), f"no golden image {path.name}; regenerate (see tests/golden/README.md)"
+    assert path.exists(), f"no golden image {panel.name}/{path.name}; regenerate (see tests/golden/README.md)"
     with Image.open(path) as golden:
         expected = golden.convert("1")
     diff = ImageChops.logical_xor(image, expected).getbbox()
-    assert diff is None, f"{path.name} differs from the rendering in {diff}"
+    assert diff is None, f"{panel.name}/{path.name} differs from the rendering in {diff}"
 
 
 def test_every_golden_has_a_screen() -> None:
-    names = {f"{n}-{lang}.png" for n in SCREENS for lang in LANGUAGES}
-    assert {p.name for p in GOLDEN.glob("*.png")} == names
+    names = {f"{p}/{n}-{lang}.png" for p in PANELS for n in SCREENS for lang in LANGUAGES}
+    assert {f"{p.parent.name}/{p.name}" for p in GOLDEN.glob("*/*.png")} == names
+    assert not list(GOLDEN.glob("*.png"))
 
 
 def test_every_kind_of_screen_is_covered() -> None:
@@ -233,8 +305,119 @@ def test_every_kind_of_screen_is_covered() -> None:
 
     kinds = set(typing.get_args(models.Screen))
     assert kinds == {type(s) for s in SCREENS.values()}
+    assert kinds == {type(s) for s in STRESS.values()} | {ErrorScreen, EnrollScreen, BlankPickerScreen}
     assert {s.kind for s in SCREENS.values() if isinstance(s, ErrorScreen)} == set(ErrorKind)
     assert {s.kind for s in SCREENS.values() if isinstance(s, ConfirmScreen)} == set(ConfirmKind)
+
+
+# --- boxes: inside the margin, none on another ----------------------------------------------
+
+
+def layout_problems(marks: tuple[Mark, ...], panel: Panel) -> list[str]:
+    """What is wrong with the boxes drawn on ``panel``: outside the margin, or overlapping."""
+    m = panel.margin
+    problems = [
+        f"{k.kind} {k.value!r} {k.box} outside the margin ({m} px)"
+        for k in marks
+        if k.box[0] < m or k.box[1] < m or k.box[2] > panel.width - m or k.box[3] > panel.height - m
+    ]
+    problems += [
+        f"{a.kind} {a.value!r} {a.box} overlaps {b.kind} {b.value!r} {b.box}"
+        for i, a in enumerate(marks)
+        for b in marks[i + 1 :]
+        if a.intersects(b)
+    ]
+    return problems
+
+
+@pytest.mark.parametrize("panel", list(PANELS.values()), ids=list(PANELS))
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_text_is_clipped_or_overlaps(lang: str, panel: Panel) -> None:
+    for name, screen in {**SCREENS, **STRESS}.items():
+        _, marks = render_marks(screen, lang, panel)  # type: ignore[arg-type]
+        assert marks, name
+        assert not layout_problems(marks, panel), (name, layout_problems(marks, panel))
+        cut = [k.value for k in marks if k.kind == "number" and k.cut]
+        assert not cut, (name, cut)
+
+
+def test_the_check_finds_a_box_off_the_margin_and_an_overlap() -> None:
+    panel = PANELS["0.96in"]
+    inside, edge = Mark("text", (2, 2, 20, 13), "Anna"), Mark("number", (100, 2, 127, 13), "1024")
+    over = Mark("shape", (10, 5, 30, 9))
+    assert layout_problems((inside,), panel) == []
+    assert len(layout_problems((inside, edge), panel)) == 1
+    assert len(layout_problems((inside, over), panel)) == 1
+
+
+def test_every_number_and_every_name_letter_is_shown_whole() -> None:
+    screen = STRESS["scores-4-long-names"]
+    for panel in PANELS.values():
+        for lang in LANGUAGES:
+            _, marks = render_marks(screen, lang, panel)  # type: ignore[arg-type]
+            numbers = [k.value for k in marks if k.kind == "number"]
+            assert {"-1024", "9999", "-5", "1000"} <= set(numbers), (panel, numbers)
+
+
+def test_the_whole_unseen_tile_set_is_shown() -> None:
+    for name in ("unseen-full", "unseen"):
+        screen = SCREENS[name]
+        assert isinstance(screen, UnseenScreen)
+        for panel in PANELS.values():
+            _, marks = render_marks(screen, "de", panel)
+            tiles = [k.value for k in marks if k.kind == "text" and k.box[2] - k.box[0] == 7]
+            assert tiles == [letter for letter, n in screen.counts if n], (name, panel)
+
+
+def test_contact_sheets() -> None:
+    """One sheet per panel and language with every screen, in tests/output/contact-sheets/."""
+    from PIL import ImageDraw
+
+    SHEETS.mkdir(parents=True, exist_ok=True)
+    screens = {**SCREENS, **STRESS}
+    for panel in PANELS.values():
+        cols, scale = (4, 2) if panel.width <= 128 else (2, 2)
+        w, h = panel.width * scale + 8, panel.height * scale + 18
+        rows = -(-len(screens) // cols)
+        for lang in LANGUAGES:
+            sheet = Image.new("RGB", (cols * w, rows * h), (60, 60, 60))
+            draw = ImageDraw.Draw(sheet)
+            for i, (name, screen) in enumerate(screens.items()):
+                image = render(screen, lang, panel).convert("RGB")  # type: ignore[arg-type]
+                x, y = (i % cols) * w, (i // cols) * h
+                sheet.paste(image.resize((panel.width * scale, panel.height * scale), Image.Resampling.NEAREST),
+                            (x + 4, y + 14))
+                draw.text((x + 4, y + 1), name, fill=(200, 200, 200))
+            sheet.save(SHEETS / f"{panel.name}-{lang}.png")
+    assert len(list(SHEETS.glob("*.png"))) >= len(PANELS) * len(LANGUAGES)
+
+
+# --- what each panel gives ------------------------------------------------------------------
+
+
+def test_the_recommended_panel_shows_the_player_to_move_and_the_score_legibly() -> None:
+    panel = PANELS[RECOMMENDED]
+    head = layout(panel).head
+    assert head is not None and panel.mm(cap_height(head)) >= legible_mm() > 6.9
+    screen = SCREENS["scores-4p"]
+    _, marks = render_marks(screen, "de", panel)
+    big = [k.value for k in marks if k.box[3] - k.box[1] == head.height]
+    assert big == ["287", "Bernadet…"] or sorted(big) == sorted(["287", "Bernadet…"]), big
+
+
+def test_small_panels_list_every_player_and_mark_the_one_to_move_with_an_arrow() -> None:
+    for name in ("0.96in", "1.3in"):
+        panel = PANELS[name]
+        assert layout(panel).head is None
+        _, marks = render_marks(SCREENS["scores-4p"], "en", panel)
+        arrows = [k for k in marks if k.kind == "shape"]
+        turn = [k for k in marks if k.value.startswith("Bernadette")]
+        assert len(arrows) == 1 and len(turn) == 1 and arrows[0].box[1] >= turn[0].box[1] - 1
+
+
+def test_headline_faces_are_known() -> None:
+    for name in HEADLINE_FACES:
+        assert font(name).has("A")
 
 
 # --- the text table -------------------------------------------------------------------------
@@ -263,11 +446,41 @@ def test_every_menu_item_error_and_issue_has_text() -> None:
 
 
 def test_every_character_of_the_text_is_in_the_fonts() -> None:
-    characters = set("".join(e[lang] for e in TEXT.values() for lang in LANGUAGES))
-    characters |= set(GERMAN + "?!+-:/")
-    for size in ("6x12", "8x16"):
-        missing = {ch for ch in characters if ch not in font(size).index}
+    every = set("".join(e[lang] for e in TEXT.values() for lang in LANGUAGES)) - {"{", "}"}
+    every |= set(GERMAN + "?!+-:/")
+    hints = set("".join(TEXT[k][lang] for k in HINTS for lang in LANGUAGES))  # in the body face only
+    for size, characters in (("6x12", every), ("8x16", every - (hints - set(GERMAN)) | set("!?"))):
+        missing = {ch for ch in characters if not font(size).has(ch)}
         assert not missing, (size, missing)
+
+
+@pytest.mark.parametrize("size", ["6x12", "8x16", *HEADLINE_FACES])
+def test_every_tile_letter_and_name_letter_has_a_glyph_in_every_face(size: str) -> None:
+    face = font(size)
+    missing = [ch for ch in TILE_LETTERS + NAME_LETTERS + "0123456789-+" if not face.has(ch)]
+    assert not missing, (size, missing)
+    assert {"Œ", "œ", "Ÿ", "É", "Ç", "Ä", "ß"} <= set(NAME_LETTERS)
+
+
+def test_glyphs_are_not_cut_by_the_face_cells() -> None:
+    """The faces' cells are cut to their glyphs' ink: each letter keeps every lit pixel."""
+    from scoreboard.screens.font import _read
+
+    for size, full in (("8x16", "8x16"), ("16x32", "16x32")):
+        face, source = font(size), _read(full)
+        for ch in TILE_LETTERS + NAME_LETTERS:
+            if ch == "Ð":
+                continue
+            lit = sum(bin(r).count("1") for r in source.rows(source.index[ch]))
+            assert sum(bin(r).count("1") for r in face.rows(face.index[ch])) == lit, (size, ch)
+
+
+def test_every_hint_fits_a_line_of_the_narrowest_panel() -> None:
+    columns = min(layout(p).columns for p in PANELS.values())
+    assert columns == 20
+    for key in HINTS:
+        for lang in LANGUAGES:
+            assert len(TEXT[key][lang]) <= columns, (key, lang, TEXT[key][lang])
 
 
 # --- rendering rules ------------------------------------------------------------------------
@@ -305,10 +518,12 @@ def test_nothing_is_drawn_off_screen_with_absurd_data() -> None:
         DrawForFirstScreen((), (), 2),
         AdjustScreen(long, -99999, 99999),
     ]
-    for lang in LANGUAGES:
-        for screen in screens:
-            image = render(screen, lang)
-            assert image.size == (128, 64) and image.mode == "1"
+    for panel in PANELS.values():
+        for lang in LANGUAGES:
+            for screen in screens:
+                image, marks = render_marks(screen, lang, panel)
+                assert image.size == panel.size and image.mode == "1"
+                assert not [p for p in layout_problems(marks, panel) if "outside" in p], screen
 
 
 def test_pass_and_exchange_do_not_show_the_request_fields() -> None:
@@ -328,9 +543,12 @@ def test_every_question_fits_a_line_of_the_body_font() -> None:
 
 
 def test_blanks_are_drawn_inverted() -> None:
+    lay = layout(PANELS["0.96in"])
+
     def lit(word: str) -> int:  # lit pixels of the second letter's cell
         image = render(LastPlayScreen("A", (WordLine(word, 5),), 5), "en")
-        return sum(1 for v in image.crop((7, 14, 13, 26)).tobytes() for bit in range(8) if v >> bit & 1)
+        x, y = lay.left + 6, lay.rows[0]
+        return sum(1 for v in image.crop((x, y, x + 6, y + 11)).tobytes() for bit in range(8) if v >> bit & 1)
 
     assert lit("Ab") > 40 > lit("AB")  # a blank is a lit box with a dark letter
     assert lit("Aß") < 40  # ß is a plain letter, never a blank

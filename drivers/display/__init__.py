@@ -1,15 +1,7 @@
 """The OLED scoreboard display (luma.oled): devices from configuration, push on change.
 
 Screens are drawn elsewhere (:mod:`scoreboard.screens`); this package only sends images.
+:mod:`drivers.display.panels` is the table of known panels (pure data, no imports of
+luma or Pillow, so the configuration can check ``[display]`` without loading them);
+:mod:`drivers.display.oled` builds the devices.
 """
-
-from .oled import (
-    Display,
-    DisplayError,
-    Multiplexer,
-    make_device,
-    make_display,
-    make_displays,
-)
-
-__all__ = ["Display", "DisplayError", "Multiplexer", "make_device", "make_display", "make_displays"]

@@ -1,9 +1,11 @@
 """The OLED: luma.oled devices built from ``[display]``, and a change-detecting wrapper.
 
-Three layers, as in luma: the bus (I2C, optionally behind a TCA9548A multiplexer), the
-device (``ssd1306``, ``sh1106``, luma's ``dummy`` or luma.emulator's ``capture``) and
-:class:`Display`, which pushes an image only when it differs from the last one pushed:
-a full frame costs about 23 ms of I2C bus time.
+Three layers, as in luma: the bus (I2C, optionally behind a TCA9548A multiplexer, or SPI
+with its D/C and reset lines on GPIOs driven through gpiozero), the device (luma.oled's
+``ssd1306``, ``sh1106``, ``ssd1309`` or ``ssd1322``, luma's ``dummy`` or luma.emulator's
+``capture``, each of the panel's size) and :class:`Display`, which pushes an image only when
+it differs from the last one pushed: a full 128x64 frame costs about 23 ms of I2C bus time,
+a 256x64 greyscale one about 8 ms of SPI at 8 MHz.
 """
 
 from __future__ import annotations
@@ -16,26 +18,38 @@ from typing import Any, Protocol, Self
 
 from PIL import Image
 
+from drivers.display.panels import Panel, panel_of_controller
 from engine.errors import ScoreboardError
 
 __all__ = [
     "Display",
     "DisplayError",
+    "FrameSizeError",
+    "GpiozeroLines",
     "Multiplexer",
     "make_device",
     "make_display",
     "make_displays",
 ]
 
-WIDTH, HEIGHT = 128, 64
-
 
 class DisplayError(ScoreboardError, RuntimeError):
-    """A display that cannot be opened or driven (no I2C bus, no luma.emulator, bad seat)."""
+    """A display that cannot be opened or driven (no I2C or SPI bus, no luma.emulator, bad seat)."""
+
+
+class FrameSizeError(ScoreboardError, ValueError):
+    """An image of another size than the panel's: ``size`` it, ``panel`` the panel's."""
+
+    def __init__(self, size: tuple[int, int], panel: tuple[int, int]) -> None:
+        self.size, self.panel = size, panel
+        super().__init__(f"image is {size[0]}x{size[1]}, not {panel[0]}x{panel[1]}")
 
 
 class _Device(Protocol):
     """What :class:`Display` needs of a luma device."""
+
+    width: int
+    height: int
 
     def display(self, image: Image.Image) -> None: ...
 
@@ -66,12 +80,14 @@ class Multiplexer:
 class Display:
     """An OLED (real or emulated) that is sent an image only when it changed.
 
-    ``select`` (a multiplexer channel selection) runs before each push. ``pushes``
-    counts the images actually sent; ``image`` is the last one.
+    ``panel`` is what the screens are laid out for (by default the known panel of the
+    device's size). ``select`` (a multiplexer channel selection) runs before each push.
+    ``pushes`` counts the images actually sent; ``image`` is the last one.
     """
 
-    def __init__(self, device: _Device, select: Callable[[], None] | None = None) -> None:
+    def __init__(self, device: _Device, select: Callable[[], None] | None = None, panel: Panel | None = None) -> None:
         self.device: Any = device  # the luma device, e.g. dummy's .image in tests
+        self.panel = panel if panel is not None else _panel_of_size(self.device.width, self.device.height)
         self.select = select
         self.image: Image.Image | None = None
         self.pushes = 0
@@ -82,9 +98,9 @@ class Display:
         return f"<Display {type(self.device).__name__} pushes={self.pushes}>"
 
     def show(self, image: Image.Image) -> bool:
-        """Push ``image`` (128x64) unless it equals the last one pushed; True if pushed."""
-        if image.size != (WIDTH, HEIGHT):
-            raise ValueError(f"image is {image.size[0]}x{image.size[1]}, not {WIDTH}x{HEIGHT}")
+        """Push ``image`` (the panel's size) unless it equals the last one pushed; True if pushed."""
+        if image.size != self.panel.size:
+            raise FrameSizeError(image.size, self.panel.size)
         frame = image if image.mode == "1" else image.convert("1")
         data = frame.tobytes()
         if data == self._last:
@@ -124,18 +140,89 @@ class Display:
         self.close()
 
 
-def make_device(display: Any, capture_dir: str | Path | None = None, seat: int = 0) -> Any:
-    """The luma device for a ``[display]`` section (:class:`scoreboard.config.DisplayConfig`).
+def _panel_of_size(width: int, height: int) -> Panel:
+    from drivers.display.panels import PANELS
+
+    return next((p for p in PANELS.values() if p.size == (width, height)), PANELS["0.96in"])
+
+
+class GpiozeroLines:
+    """The RPi.GPIO calls luma's SPI interface makes for its D/C and reset lines, on gpiozero
+    output devices: gpiozero picks the pin library (lgpio on a Pi 5, where RPi.GPIO fails)."""
+
+    BCM, OUT, LOW, HIGH = "BCM", "OUT", 0, 1
+
+    def __init__(self, pin_factory: Any = None) -> None:
+        self._factory = pin_factory
+        self._lines: dict[int, Any] = {}
+
+    def setmode(self, mode: str) -> None:
+        """Pins are BCM numbers always."""
+
+    def setup(self, pin: int, mode: str, initial: int | None = None) -> None:
+        """Make ``pin`` an output (low, or ``initial``)."""
+        from gpiozero import DigitalOutputDevice  # type: ignore[import-untyped]
+
+        if pin not in self._lines:
+            self._lines[pin] = DigitalOutputDevice(pin, initial_value=bool(initial), pin_factory=self._factory)
+
+    def output(self, pin: int, value: int) -> None:
+        """Drive ``pin`` high (true) or low."""
+        self._lines[pin].value = bool(value)
+
+    def cleanup(self, pins: int | list[int] | None = None) -> None:
+        """Release ``pins`` (every line when None)."""
+        chosen = list(self._lines) if pins is None else [pins] if isinstance(pins, int) else pins
+        for pin in chosen:
+            line = self._lines.pop(pin, None)
+            if line is not None:
+                line.close()
+
+
+class _SpiDevice:
+    """A luma device on SPI whose cleanup also releases the D/C and reset lines."""
+
+    def __init__(self, device: Any, lines: GpiozeroLines) -> None:
+        self._device = device
+        self._lines = lines
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._device, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._device, name, value)  # e.g. persist, read by luma's cleanup
+
+    def display(self, image: Image.Image) -> None:
+        self._device.display(image)
+
+    def cleanup(self) -> None:
+        try:
+            self._device.cleanup()
+        finally:
+            self._lines.cleanup()
+
+
+def make_device(display: Any, capture_dir: str | Path | None = None, seat: int = 0, *,
+                spi: Any = None, pin_factory: Any = None) -> Any:
+    """The luma device for a ``[display]`` section (:class:`scoreboard.config.DisplayConfig`),
+    of its panel's size (:meth:`~scoreboard.config.DisplayConfig.chosen_panel`).
 
     ``capture`` writes ``screen-SEAT-NNNNNN.png`` files into ``capture_dir`` (default:
     the current directory), each atomically, numbered on after the frames already there
-    (:mod:`drivers.display.capture`); it needs luma.emulator (and pygame).
+    (:mod:`drivers.display.capture`); it needs luma.emulator (and pygame). An SPI panel
+    uses ``spi`` (a ``spidev.SpiDev``-like object; default spidev's) and gpiozero's
+    ``pin_factory`` for its D/C and reset lines.
     """
     driver = display.driver
+    panel: Panel = display.chosen_panel()
+    width, height = panel.size
     if driver == "dummy":
         from luma.core.device import dummy
 
-        return dummy(width=WIDTH, height=HEIGHT, rotate=display.rotate, mode="1")
+        return dummy(width=width, height=height, rotate=display.rotate, mode="1")
     if driver == "capture":
         try:
             from drivers.display.capture import AtomicCapture
@@ -145,27 +232,57 @@ def make_device(display: Any, capture_dir: str | Path | None = None, seat: int =
             ) from None
         folder = Path(capture_dir or ".")
         folder.mkdir(parents=True, exist_ok=True)
-        return AtomicCapture(folder, f"screen-{seat + 1}-", WIDTH, HEIGHT, rotate=display.rotate)
-    if driver in ("ssd1306", "sh1106"):
-        from luma.core.error import DeviceNotFoundError, DevicePermissionError
-        from luma.core.interface.serial import i2c
-        from luma.oled import device as oled
+        return AtomicCapture(folder, f"screen-{seat + 1}-", width, height, rotate=display.rotate)
+    if driver != panel_of_controller(driver).controller:
+        raise DisplayError(f"unknown display.driver {driver!r}")
+    from luma.core.error import DeviceNotFoundError, DevicePermissionError
+    from luma.oled import device as oled
 
+    make = getattr(oled, driver)
+    options: dict[str, Any] = {"width": width, "height": height, "rotate": display.rotate}
+    if panel.greyscale:
+        options["mode"] = "1"  # the screens are 1-bit: lit or dark
+    if display.chosen_interface() == "spi":
+        return _spi_device(display, make, options, spi, pin_factory)
+    from luma.core.interface.serial import i2c
+
+    try:
+        serial = i2c(port=display.port, address=display.address)
+    except (DeviceNotFoundError, DevicePermissionError) as e:
+        raise DisplayError(
+            f"no display bus /dev/i2c-{display.port} (display.port): {e}"
+        ) from None
+    try:  # the panel's start-up commands go out here: no panel answers at a wrong address
+        return make(serial, **options)
+    except (DeviceNotFoundError, DevicePermissionError, OSError) as e:
+        raise DisplayError(
+            f"no {driver} display at address {display.address:#04x} on /dev/i2c-{display.port}"
+            f" (display.address, display.port): {e}"
+        ) from None
+
+
+def _spi_device(display: Any, make: Callable[..., Any], options: dict[str, Any], spi: Any, pin_factory: Any) -> Any:
+    from luma.core.error import DeviceNotFoundError, DevicePermissionError
+    from luma.core.interface.serial import spi as luma_spi
+
+    where = f"/dev/spidev{display.spi_port}.{display.spi_device} (display.spi_port, display.spi_device)"
+    if spi is None:
         try:
-            serial = i2c(port=display.port, address=display.address)
-        except (DeviceNotFoundError, DevicePermissionError) as e:
-            raise DisplayError(
-                f"no display bus /dev/i2c-{display.port} (display.port): {e}"
-            ) from None
-        make = oled.ssd1306 if driver == "ssd1306" else oled.sh1106
-        try:  # the panel's start-up commands go out here: no panel answers at a wrong address
-            return make(serial, width=WIDTH, height=HEIGHT, rotate=display.rotate)
-        except (DeviceNotFoundError, DevicePermissionError, OSError) as e:
-            raise DisplayError(
-                f"no {driver} display at address {display.address:#04x} on /dev/i2c-{display.port}"
-                f" (display.address, display.port): {e}"
-            ) from None
-    raise DisplayError(f"unknown display.driver {driver!r}")
+            import spidev  # type: ignore[import-not-found]
+        except ImportError as e:
+            raise DisplayError(f"an SPI display needs spidev: {e}; install the pi extra") from None
+        spi = spidev.SpiDev()
+    lines = GpiozeroLines(pin_factory)
+    try:
+        serial = luma_spi(spi=spi, gpio=lines, port=display.spi_port, device=display.spi_device,
+                          bus_speed_hz=display.spi_hz, gpio_DC=display.gpio_dc, gpio_RST=display.gpio_rst)
+        return _SpiDevice(make(serial, **options), lines)
+    except (DeviceNotFoundError, DevicePermissionError, OSError) as e:
+        lines.cleanup()
+        raise DisplayError(f"no {display.driver} display on {where}: {e}") from None
+    except BaseException:
+        lines.cleanup()
+        raise
 
 
 def _open_bus(port: int) -> _ByteWriter:
@@ -189,9 +306,10 @@ def make_displays(
     ``display.port``); the emulated drivers then still select the (fake) channel.
     """
     display = config.display
+    panel = display.chosen_panel()
     channels: tuple[int, ...] = tuple(display.seat_channels)
     if not channels:
-        return (Display(make_device(display, capture_dir)),)
+        return (Display(make_device(display, capture_dir), panel=panel),)
     if not display.mux_address:
         raise DisplayError("display.seat_channels needs display.mux_address (the TCA9548A)")
     if bus is None:
@@ -204,7 +322,7 @@ def make_displays(
         for seat, channel in enumerate(channels):
             mux.select(channel)  # the device's init sequence goes to this seat's panel
             device = make_device(display, capture_dir, seat)
-            displays.append(Display(device, select=functools.partial(mux.select, channel)))
+            displays.append(Display(device, select=functools.partial(mux.select, channel), panel=panel))
     except BaseException:
         for made in displays:  # do not leave the seats set up so far switched on
             made.close()

@@ -34,6 +34,7 @@ from pathlib import Path
 from drivers.board.protocol import Loc
 from drivers.board.snapshot import BoardSnapshot
 from drivers.buttons.logic import ButtonEvent, Kind, Role
+from drivers.display.panels import PANELS, RECOMMENDED
 from engine.board import Board, Square
 from engine.events import CloseWindow, Play
 from engine.lexicon import Lexicon
@@ -62,6 +63,9 @@ from scoreboard.journal import Journal
 from scoreboard.journal_format import encode_meta, encode_record
 from scoreboard.screens.models import LastPlayScreen
 from scoreboard.screens.render import render
+
+PANEL = PANELS[RECOMMENDED]
+"""The frames are the reference build's panel's (hardware/README.md)."""
 
 SAMPLES = 200
 """Timed Done presses per variant (with and without the journal)."""
@@ -275,7 +279,7 @@ class Driver:
         shown = self.carry_out(effects)
         if shown is None:
             raise BenchError(f"play {index}: the Done showed nothing")
-        frame = render(shown.screen, "de").tobytes()
+        frame = render(shown.screen, "de", PANEL).tobytes()
         t1 = clock()
         self.state = state
         # a bench that timed an error path would be wrong: the play must have been committed
@@ -283,7 +287,7 @@ class Driver:
         played = committed[0] if len(committed) == 1 else None
         if not (isinstance(played, Play) and played.player == seat and len(played.placement) == len(play)):
             raise BenchError(f"play {index} was not committed: {committed}, screen {shown.screen}")
-        if not isinstance(shown.screen, LastPlayScreen) or len(frame) != 128 * 64 // 8:
+        if not isinstance(shown.screen, LastPlayScreen) or len(frame) != PANEL.width * PANEL.height // 8:
             raise BenchError(f"play {index}: not the last play's frame: {shown.screen}")
         # the window closes by the clock, the player refills the rack
         self.now += self.settings.window_s + 1.0
@@ -327,7 +331,7 @@ def run(samples: int = SAMPLES, journal_parent: str | None = None) -> dict[str, 
     lexicon = lexicons.load(lexicons.shipped_path("de"), "de")
     check_words(lexicon, profile)
     registry = Registry(profile.tile_set)
-    render(LastPlayScreen("Anna", (), 0), "de")  # fonts loaded, as on a running service
+    render(LastPlayScreen("Anna", (), 0), "de", PANEL)  # fonts loaded, as on a running service
     folder = Path(tempfile.mkdtemp(prefix="press-bench-", dir=journal_parent or _journal_parent()))
     timed: dict[bool, list[int]] = {False: [], True: []}
     try:

@@ -24,6 +24,7 @@ from .checks import (
     Check,
     ConfigChoiceError,
     ConfigError,
+    ConfigPinClashError,
     ConfigRangeError,
     ConfigTypeError,
     toml_value,
@@ -56,7 +57,7 @@ from .sections import (
 
 __all__ = [
     "KEYS", "RESERVED_PINS", "SECTIONS", "SET_SOURCE", "BoardConfig", "ButtonsConfig", "Check",
-    "Config", "ConfigChoiceError", "ConfigError", "ConfigRangeError", "ConfigTypeError",
+    "Config", "ConfigChoiceError", "ConfigError", "ConfigPinClashError", "ConfigRangeError", "ConfigTypeError",
     "DisplayConfig", "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "VoiceConfig", "check_board",
     "check_buttons", "check_display", "config_to_dict", "default_config_path", "default_toml",
     "key", "load_config", "state_dir", "toml_value",

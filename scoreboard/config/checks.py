@@ -20,9 +20,9 @@ import tomli_w
 from engine.errors import ScoreboardError
 
 __all__ = [
-    "SET_SOURCE", "AutoOr", "Check", "ConfigChoiceError", "ConfigError", "ConfigRangeError", "ConfigTypeError",
-    "DirPath", "Names", "Numbers", "OneOf", "Pattern", "Subset", "Text", "Whole", "closest", "show", "toml_value",
-    "value_kind",
+    "SET_SOURCE", "AutoOr", "Check", "ConfigChoiceError", "ConfigError", "ConfigPinClashError", "ConfigRangeError",
+    "ConfigTypeError", "DirPath", "Names", "Numbers", "OneOf", "Pattern", "Subset", "Text", "Whole", "closest", "show",
+    "toml_value", "value_kind",
 ]
 
 SET_SOURCE = "--set"
@@ -56,6 +56,15 @@ class ConfigError(ScoreboardError, ValueError):
     def with_source(self, source: str | Path | None) -> ConfigError:
         """The same error, naming ``source`` as where the value came from."""
         return self.at(self.key, source)
+
+
+class ConfigPinClashError(ConfigError):
+    """One GPIO wanted by two keys of different sections: ``pin``, and ``keys`` (the first is
+    ``key``; the loader names the one the file or ``--set`` gave, when only one was)."""
+
+    def __init__(self, message: str, *, pin: int, keys: tuple[str, str]) -> None:
+        super().__init__(message, key=keys[0])
+        self.pin, self.keys = pin, keys
 
 
 class ConfigTypeError(ConfigError):

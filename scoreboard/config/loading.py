@@ -19,7 +19,7 @@ import attr
 import attrs
 import tomli_w
 
-from .checks import SET_SOURCE, ConfigError, closest, show, value_kind
+from .checks import SET_SOURCE, ConfigError, ConfigPinClashError, closest, show, value_kind
 from .sections import (
     KEYS,
     SECTIONS,
@@ -203,8 +203,12 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
     try:
         check_board(config.board)
         check_buttons(config.buttons)
-        check_display(config.display)
+        check_display(config.display, config.buttons)
         config.rule_profile()
+    except ConfigPinClashError as e:  # name the key that was given, when only one of the two was
+        given = [k for k in e.keys if k in origin]
+        key = given[0] if len(given) == 1 else e.key
+        raise e.at(key, origin.get(key or "", file)) from None
     except ConfigError as e:
         raise e.with_source(origin.get(e.key or "", file)) from None
     return config

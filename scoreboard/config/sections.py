@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar, cast
 
 import attrs
 
+from drivers.display.panels import PANELS, RECOMMENDED, Panel, panel_of_controller
 from engine.errors import UnknownProfileError, VariantError
 from engine.rules import ChallengeRule, MoveLimitAction, RuleProfile, get_profile, profile_names
 
@@ -24,6 +25,7 @@ from .checks import (
     AutoOr,
     Check,
     ConfigError,
+    ConfigPinClashError,
     DirPath,
     Names,
     Numbers,
@@ -51,6 +53,8 @@ __all__ = [
     "check_board",
     "check_buttons",
     "check_display",
+    "CONTROLLERS",
+    "SPI_PINS",
     "key",
     "profile_language",
 ]
@@ -68,6 +72,9 @@ def key(default: _T, allowed: Check, doc: str) -> _T:
 def allowed(attribute: attrs.Attribute[Any]) -> Check:
     return cast(Check, attribute.metadata["allowed"])
 
+
+CONTROLLERS = tuple(dict.fromkeys(p.controller for p in PANELS.values()))
+"""The luma.oled controllers of the known panels."""
 
 _PATH = DirPath()
 _PINS = Numbers(
@@ -239,14 +246,27 @@ class ButtonsConfig:
 
 @attrs.frozen
 class DisplayConfig:
-    """The 128x64 OLED on the Pi's I2C bus (luma.oled), or an emulated one. With a TCA9548A
-    multiplexer each seat can have its own display at the same address."""
+    """The OLED: one of the known panels (hardware/README.md) on I2C or SPI (luma.oled), or an
+    emulated one. With a TCA9548A multiplexer each seat can have its own I2C display."""
 
     driver: str = key(
-        "ssd1306",
-        OneOf("ssd1306", "sh1106", "dummy", "capture"),
-        "Display controller: ssd1306 or sh1106 (I2C), dummy (keeps the last image, no output)"
-        " or capture (writes PNG frames, as --simulate does).",
+        PANELS[RECOMMENDED].controller,
+        OneOf(*CONTROLLERS, "dummy", "capture"),
+        "Display controller: ssd1306 (0.96in), sh1106 (1.3in), ssd1309 (2.42in), ssd1322"
+        " (3.12in, greyscale, SPI); dummy (keeps the last image, no output) or capture (writes"
+        " PNG frames, as --simulate does).",
+    )
+    panel: str = key(
+        "auto",
+        OneOf("auto", *PANELS),
+        'The panel, by its diagonal (hardware/README.md); the screens are laid out for its pixels'
+        ' and size in mm;'
+        ' "auto" = the one display.driver drives (the 3.12in one for dummy and capture).',
+    )
+    interface: str = key(
+        "auto",
+        OneOf("auto", "i2c", "spi"),
+        'The bus to the panel; "auto" = the panel\'s usual one (SPI for the 3.12in, else I2C).',
     )
     address: int = key(
         0x3C,
@@ -254,6 +274,21 @@ class DisplayConfig:
         "I2C address of the display (0x3C = 60, 0x3D = 61).",
     )
     port: int = key(1, Whole(0, 255), "I2C bus number: /dev/i2c-PORT.")
+    spi_port: int = key(
+        0, OneOf(0, 1), "SPI bus: 0 (GPIO 8-11, /dev/spidev0.*) or 1 (GPIO 16-21, /dev/spidev1.*)."
+    )
+    spi_device: int = key(0, Whole(0, 2), "SPI chip select: 0 (CE0), 1 (CE1) or 2 (CE2, SPI 1 only).")
+    spi_hz: int = key(
+        8_000_000,
+        OneOf(1_000_000, 2_000_000, 4_000_000, 8_000_000),
+        "SPI clock in Hz (the SSD1322 and SSD1309 are specified up to 10 MHz).",
+    )
+    gpio_dc: int = key(
+        24, Whole(0, 27, "a BCM GPIO number, 0 to 27"), "GPIO of the SPI panel's D/C (data/command) line."
+    )
+    gpio_rst: int = key(
+        25, Whole(0, 27, "a BCM GPIO number, 0 to 27"), "GPIO of the SPI panel's RES (reset) line."
+    )
     rotate: int = key(
         0,
         OneOf(0, 1, 2, 3),
@@ -275,6 +310,14 @@ class DisplayConfig:
         ),
         "Multiplexer channel of each seat's display, seat 1 first; [] = one shared display.",
     )
+
+    def chosen_panel(self) -> Panel:
+        """The panel: ``panel``, or the one ``driver`` drives when "auto"."""
+        return PANELS[self.panel] if self.panel != "auto" else panel_of_controller(self.driver)
+
+    def chosen_interface(self) -> str:
+        """``interface``, or the chosen panel's usual bus when "auto"."""
+        return self.interface if self.interface != "auto" else self.chosen_panel().interfaces[0]
 
 
 @attrs.frozen
@@ -390,9 +433,33 @@ def check_buttons(buttons: ButtonsConfig) -> None:
         )
 
 
-def check_display(display: DisplayConfig) -> None:
-    """Raise :class:`ConfigError` naming the key when ``[display]`` does not fit together."""
+SPI_PINS = {0: {"SCLK": 11, "MOSI": 10, "MISO": 9, "CE0": 8, "CE1": 7}, 1: {"SCLK": 21, "MOSI": 20, "MISO": 19, "CE0": 18, "CE1": 17, "CE2": 16}}
+"""The BCM GPIOs of the Pi's SPI buses by ``display.spi_port``."""
+
+
+def check_display(display: DisplayConfig, buttons: ButtonsConfig | None = None) -> None:
+    """Raise :class:`ConfigError` naming the key when ``[display]`` does not fit together (or,
+    with ``buttons``, when an SPI panel's lines are a button's pin)."""
+    panel = display.chosen_panel()
+    if display.driver in CONTROLLERS and display.driver != panel.controller:
+        raise ConfigError(
+            f"the {panel.name} panel has an {panel.controller} controller, not {display.driver};"
+            f' set display.driver = "{panel.controller}" or the panel it drives',
+            key="display.panel",
+        )
+    interface = display.chosen_interface()
+    if interface not in panel.interfaces:
+        raise ConfigError(
+            f"the {panel.name} panel ({panel.controller}) has no {interface.upper()} bus; use"
+            f" {' or '.join(panel.interfaces)}",
+            key="display.interface",
+        )
     channels = list(display.seat_channels)
+    if channels and interface != "i2c":
+        raise ConfigError(
+            "seat displays behind a multiplexer are I2C panels; this one is on SPI",
+            key="display.seat_channels",
+        )
     if channels and not display.mux_address:
         raise ConfigError(
             "seat displays need the multiplexer's address (display.mux_address, e.g. 0x70)",
@@ -405,6 +472,32 @@ def check_display(display: DisplayConfig) -> None:
             f"{display.mux_address:#04x} is the display's own address (display.address)",
             key="display.mux_address",
         )
+    if interface == "spi" and display.driver not in ("dummy", "capture"):
+        _check_spi_pins(display, buttons)
+
+
+def _check_spi_pins(display: DisplayConfig, buttons: ButtonsConfig | None) -> None:
+    bus = SPI_PINS[display.spi_port]
+    if f"CE{display.spi_device}" not in bus:
+        raise ConfigError(
+            f"SPI bus {display.spi_port} has no chip select CE{display.spi_device}", key="display.spi_device"
+        )
+    lines = {pin: f"SPI {display.spi_port} {line}" for line, pin in bus.items()}
+    taken = lines | {pin: "I2C" for pin in (2, 3)} | {pin: "the UART link" for pin in (14, 15)}
+    for dotted, pin in (("display.gpio_dc", display.gpio_dc), ("display.gpio_rst", display.gpio_rst)):
+        if pin in taken:
+            raise ConfigError(f"GPIO{pin} is {taken[pin]}'s; choose another pin", key=dotted)
+        taken[pin] = dotted
+    if buttons is None:
+        return
+    for dotted, pins in (("buttons.done", buttons.done), ("buttons.challenge", buttons.challenge), ("buttons.menu", (buttons.menu,))):
+        for pin in pins:
+            if pin in taken and not taken[pin].startswith(("I2C", "the UART")):
+                owner = taken[pin] if pin not in lines else "display.spi_port"
+                raise ConfigPinClashError(
+                    f"GPIO{pin} is both the display's ({taken[pin]}) and a button's ({dotted}); choose another pin",
+                    pin=pin, keys=(owner, dotted),
+                )
 
 
 def profile_language(profile: str) -> str:

@@ -1,9 +1,10 @@
-"""Screens for the 128x64 OLED: display-only models and a pure renderer.
+"""Screens for the OLED: display-only models and a pure renderer, laid out for each panel.
 
+>>> from drivers.display.panels import PANELS
 >>> from scoreboard.screens import ScoresScreen, PlayerLine, render
->>> image = render(ScoresScreen((PlayerLine("Anna", 12, is_turn=True), PlayerLine("Ben", 0)), bag=86), "de")
->>> image.size, image.mode
-((128, 64), '1')
+>>> scores = ScoresScreen((PlayerLine("Anna", 12, is_turn=True), PlayerLine("Ben", 0)), bag=86)
+>>> render(scores, "de").size, render(scores, "de", PANELS["3.12in"]).size, render(scores, "de").mode
+((128, 64), (256, 64), '1')
 """
 
 from .models import (

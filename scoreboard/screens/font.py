@@ -1,9 +1,13 @@
 """Bitmap fonts read from PC Screen Font files (PSF1/PSF2 with a Unicode table).
 
-The shipped fonts are Spleen's console fonts, unmodified (``fonts/README.md``). Drawing
-pastes each glyph's bitmap, so the pixels do not depend on Pillow's or FreeType's version:
-golden images stay the same everywhere. Characters the font lacks are drawn as ``?``;
-``…`` is drawn as three dots on the baseline when the font has no glyph for it.
+The shipped fonts are Spleen's console fonts (``fonts/README.md``). Drawing pastes each
+glyph's bitmap, so the pixels do not depend on Pillow's or FreeType's version: golden
+images stay the same everywhere. :func:`font` gives the faces the screens use: each cut to
+the rows and columns its glyphs ink (so lines can sit closer), the 6x12 face with the few
+glyphs Spleen lacks (``Œ œ Ÿ``, from ``fonts/extra-6x12.txt``) and its descenders one row
+shorter, and faces scaled up for text read from across the table. A character a face lacks
+is drawn as its base letter (``Ł`` as ``L``), else as ``?``; ``…`` is drawn as three dots on
+the baseline when the face has no glyph for it.
 """
 
 from __future__ import annotations
@@ -11,17 +15,36 @@ from __future__ import annotations
 import functools
 import gzip
 import struct
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from importlib import resources
 
 from PIL import Image
 
-__all__ = ["ELLIPSIS", "BitmapFont", "font"]
+__all__ = ["ELLIPSIS", "HEADLINE_CHARS", "NAME_LETTERS", "SUPPORTED", "TILE_LETTERS", "BitmapFont", "font"]
 
 ELLIPSIS = "\u2026"
 
 _PSF1_MAGIC = b"\x36\x04"
 _PSF2_MAGIC = b"\x72\xb5\x4a\x86"
+
+NAME_LETTERS = "".join(
+    ch for ch in map(chr, range(0x20, 0x100)) if ch.isalpha() and ch not in "ªºµ"
+) + "ŒœŸ"
+"""Letters of player names every face draws: A-Z, a-z, the Latin-1 letters (German and
+French accents, ß) and French Œ, œ, Ÿ."""
+
+TILE_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜ?"
+"""Every letter of the German, French and English tile sets, ``?`` the blank."""
+
+SUPPORTED = (
+    "".join(chr(c) for c in range(0x20, 0x7F)) + "".join(chr(c) for c in range(0xA1, 0x100) if c != 0xAD) + "ŒœŸ"
+)
+"""What the body and big faces draw as themselves (printable ASCII and Latin-1, Œ œ Ÿ)."""
+
+HEADLINE_CHARS = NAME_LETTERS + "0123456789 +-.'!?:" + ELLIPSIS
+"""What the headline faces (names and scores) draw; their cells are cut to these glyphs' ink."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +56,7 @@ class BitmapFont:
     height: int
     glyphs: tuple[bytes, ...]  # rows of each glyph, ceil(width / 8) bytes per row
     index: dict[str, int]  # character -> glyph number
+    _masks: dict[int, Image.Image] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_psf(cls, data: bytes, name: str = "psf") -> BitmapFont:
@@ -74,6 +98,76 @@ class BitmapFont:
     def __repr__(self) -> str:
         return f"<BitmapFont {self.name} {self.width}x{self.height}>"
 
+    # --- glyphs as rows of bits (bit ``width - 1 - x`` is column x) ---
+
+    def rows(self, number: int) -> list[int]:
+        """Glyph ``number`` as ``height`` ints, column 0 the highest bit of ``width``."""
+        stride = (self.width + 7) // 8
+        data = self.glyphs[number]
+        pad = stride * 8 - self.width
+        return [int.from_bytes(data[y * stride : (y + 1) * stride], "big") >> pad for y in range(self.height)]
+
+    def _pack(self, rows: Sequence[int], width: int) -> bytes:
+        stride = (width + 7) // 8
+        pad = stride * 8 - width
+        return b"".join((r << pad).to_bytes(stride, "big") for r in rows)
+
+    def _remade(self, name: str, width: int, height: int, rows: Sequence[Sequence[int]], index: dict[str, int]) -> BitmapFont:
+        return BitmapFont(name, width, height, tuple(self._pack(r, width) for r in rows), index)
+
+    def ink(self, chars: Iterable[str]) -> tuple[int, int, int, int]:
+        """The rows and columns (top, bottom, left, right; inclusive) the glyphs of ``chars`` ink."""
+        top, bottom, left, right = self.height, -1, self.width, -1
+        for ch in chars:
+            number = self.index.get(ch)
+            if number is None:
+                continue
+            for y, row in enumerate(self.rows(number)):
+                if row:
+                    top, bottom = min(top, y), max(bottom, y)
+                    left = min(left, self.width - row.bit_length())
+                    right = max(right, self.width - 1 - ((row & -row).bit_length() - 1))
+        return top, bottom, left, right
+
+    def with_glyphs(self, art: Mapping[str, Sequence[str]], name: str | None = None) -> BitmapFont:
+        """This font with the glyphs of ``art`` (``#`` ink, ``.`` none; a row per line) added or replaced."""
+        all_rows = [self.rows(i) for i in range(len(self.glyphs))]
+        index = dict(self.index)
+        for ch, lines in art.items():
+            if len(lines) != self.height or any(len(line) != self.width for line in lines):
+                raise ValueError(f"glyph {ch!r} is not {self.width}x{self.height}")
+            rows = [int(line.replace("#", "1").replace(".", "0"), 2) for line in lines]
+            index[ch] = len(all_rows)
+            all_rows.append(rows)
+        return self._remade(name or self.name, self.width, self.height, all_rows, index)
+
+    def cropped(self, top: int, bottom: int, left: int, right: int, spacing: int = 0, name: str | None = None) -> BitmapFont:
+        """Only rows ``top``..``bottom`` and columns ``left``..``right``, then ``spacing`` blank columns."""
+        width = right - left + 1 + spacing
+        shift = self.width - 1 - right
+        mask = (1 << (right - left + 1)) - 1
+        rows = [[(r >> shift & mask) << spacing for r in self.rows(i)[top : bottom + 1]] for i in range(len(self.glyphs))]
+        return self._remade(name or self.name, width, bottom - top + 1, rows, self.index)
+
+    def scaled(self, factor: int, name: str | None = None) -> BitmapFont:
+        """Every pixel a ``factor`` x ``factor`` block."""
+        def widen(row: int) -> int:
+            out = 0
+            for x in range(self.width):
+                bit = row >> (self.width - 1 - x) & 1
+                out = out << factor | (((1 << factor) - 1) if bit else 0)
+            return out
+
+        rows = [[w for r in self.rows(i) for w in [widen(r)] * factor] for i in range(len(self.glyphs))]
+        return self._remade(name or f"{self.name}x{factor}", self.width * factor, self.height * factor, rows, self.index)
+
+    # --- text ---
+
+    def has(self, ch: str) -> bool:
+        """True when ``ch`` has a glyph with ink (or is a space)."""
+        number = self.index.get(ch)
+        return number is not None and (ch.isspace() or any(self.rows(number)))
+
     def text_width(self, text: str) -> int:
         """Width in pixels of ``text`` on one line."""
         return len(text) * self.width
@@ -94,41 +188,92 @@ class BitmapFont:
 
     def _dot_row(self) -> int:
         """The lowest pixel row of the ``.`` glyph (the baseline of a dot)."""
-        stride = (self.width + 7) // 8
-        rows = self.glyphs[self.index.get(".", 0)]
-        marked = [dy for dy in range(self.height) if any(rows[dy * stride : (dy + 1) * stride])]
+        rows = self.rows(self.index.get(".", 0))
+        marked = [dy for dy, row in enumerate(rows) if row]
         return marked[-1] if marked else self.height - 2
 
-    def _draw_glyph(self, image: Image.Image, x: int, y: int, ch: str, fill: int) -> None:
+    def _number(self, ch: str) -> int | None:
         number = self.index.get(ch)
-        if number is None and ch == ELLIPSIS:
+        if number is None and ch != ELLIPSIS:
+            base = unicodedata.normalize("NFD", ch)[:1]
+            number = self.index.get(base, self.index.get("?", 0)) if base != ch else self.index.get("?", 0)
+        return number
+
+    def _draw_glyph(self, image: Image.Image, x: int, y: int, ch: str, fill: int) -> None:
+        number = self._number(ch)
+        if number is None:  # the ellipsis, in a face without one
             base = y + self._dot_row()
+            dot = max(1, self.width // 6)
             for i in range(3):
-                _put(image, x + (self.width - 5) // 2 + 2 * i, base, fill)
+                left = x + (self.width - 5 * dot) // 2 + 2 * dot * i
+                image.paste(255 if fill else 0, (left, base - dot + 1, left + dot, base + 1))
             return
-        if number is None:
-            number = self.index.get("?", 0)
         # one paste through the glyph as a mask (PIL clips what falls off the image)
         image.paste(255 if fill else 0, (x, y, x + self.width, y + self.height), self._mask(number))
 
     def _mask(self, number: int) -> Image.Image:
-        """Glyph ``number`` as a 1-bit image: PSF rows are PIL's packed "1" rows."""
-        masks: dict[int, Image.Image] = self.__dict__.setdefault("_masks", {})
-        mask = masks.get(number)
+        """Glyph ``number`` as a 1-bit image: the packed rows are PIL's "1" rows."""
+        mask = self._masks.get(number)
         if mask is None:
             mask = Image.frombytes("1", (self.width, self.height), bytes(self.glyphs[number]))
-            masks[number] = mask
+            self._masks[number] = mask
         return mask
 
 
-def _put(image: Image.Image, x: int, y: int, fill: int) -> None:
-    if 0 <= x < image.width and 0 <= y < image.height:
-        image.putpixel((x, y), 255 if fill else 0)  # mode "1" stores 0 or 255
+def _read(size: str) -> BitmapFont:
+    name = f"spleen-{size}.psfu.gz"
+    data = resources.files(__package__).joinpath("fonts", name).read_bytes()
+    return BitmapFont.from_psf(data, name)
+
+
+def _extra_glyphs(size: str) -> dict[str, list[str]]:
+    """The glyphs of ``fonts/extra-SIZE.txt``: ``char X``, then its rows (``;`` starts a comment)."""
+    text = resources.files(__package__).joinpath("fonts", f"extra-{size}.txt").read_text(encoding="utf-8")
+    glyphs: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if not line or line.startswith(";"):
+            continue
+        if line.startswith("char "):
+            current = glyphs.setdefault(line[5:].strip(), [])
+        elif current is not None:
+            current.append(line.strip())
+    return glyphs
+
+
+def _shorter_descenders(f: BitmapFont) -> BitmapFont:
+    """The 6x12 face with its lowest row free: a glyph inking it (p, q, y, ç...) loses one
+    row of its descender (the lowest row that repeats the one above it, else row 9)."""
+    art: dict[str, list[str]] = {}
+    for ch in SUPPORTED:
+        number = f.index.get(ch)
+        if number is None:
+            continue
+        rows = f.rows(number)
+        if not rows[-1]:
+            continue
+        drop = next((r for r in range(len(rows) - 1, 0, -1) if rows[r] and rows[r] == rows[r - 1]), 9)
+        kept = rows[:drop] + rows[drop + 1 :] + [0]
+        art[ch] = [format(r, f"0{f.width}b").replace("1", "#").replace("0", ".") for r in kept]
+    return f.with_glyphs(art)
 
 
 @functools.cache
 def font(size: str) -> BitmapFont:
-    """A shipped Spleen font by size: ``"6x12"`` or ``"8x16"``."""
-    name = f"spleen-{size}.psfu.gz"
-    data = resources.files(__package__).joinpath("fonts", name).read_bytes()
-    return BitmapFont.from_psf(data, name)
+    """A face by name: ``"6x12"`` (body, cells 6x11), ``"8x16"`` (big, 8x15), ``"16x32"``
+    (headline, 15x32) or ``"6x12x2"``/``"6x12x3"`` (the body face scaled)."""
+    if size == "6x12":
+        body = _shorter_descenders(_read("6x12").with_glyphs(_extra_glyphs("6x12")))
+        top, bottom, _, _ = body.ink(SUPPORTED)
+        return body.cropped(top, bottom, 0, body.width - 1, name="spleen-6x12")
+    if size.startswith("6x12x"):
+        return font("6x12").scaled(int(size[5:]), name=f"spleen-{size}")
+    if size == "8x16":
+        big = _read(size)
+        top, bottom, _, _ = big.ink(SUPPORTED)
+        return big.cropped(top, bottom, 0, big.width - 1, name="spleen-8x16")
+    if size == "16x32":
+        head = _read(size)  # Ð alone inks column 0 (its bar's stub): cut, as the cell would grow for it
+        top, bottom, left, right = head.ink(ch for ch in HEADLINE_CHARS if ch != "Ð")
+        return head.cropped(top, bottom, left, right, spacing=1, name="spleen-16x32")
+    raise ValueError(f"no font {size!r}")

@@ -1,18 +1,32 @@
-"""Screens as pure functions: a screen model and a UI language in, a 128x64 1-bit image out.
+"""Screens as pure functions: a screen model, a UI language and a panel in, a 1-bit image out.
 
-The body font is Spleen 6x12 (21 columns, 5 lines), big text Spleen 8x16. Text that does
-not fit is cut with ``…``; nothing is drawn off the image. Highlights (whose turn, the
-selected entry, blank letters, winners) are drawn inverted, which reads best on an OLED.
+Every screen is laid out for its panel (:func:`layout`): its pixels, and a margin on every
+side that a case's bezel may cover (:attr:`~drivers.display.panels.Panel.margin`). Each
+screen has a title bar at the top (inverted); body lines of the 6x12 face (11 px a line)
+follow, and hints naming the buttons sit on the last lines. Where the panel is large enough
+for a headline face whose capitals are legible from across the table
+(:func:`~drivers.display.panels.legible_mm`), the scores screen shows the player to move and
+their score in it. Text that does not fit is cut with ``…``; numbers are never cut where the
+data is within bounds (4 players, 4-digit scores, negative totals).
+
+The renderer records every box it draws text or a shape into (:class:`Mark`):
+:func:`render_marks` returns them, and the tests check that each lies inside the margin
+and that no two intersect. Highlights (whose turn, the selection, blanks, winners) are drawn
+inverted, with an arrow where it marks a player.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from PIL import Image, ImageDraw
+
+from drivers.display.panels import PANELS, Panel, legible_mm
 
 from .font import BitmapFont, font
 from .models import (
@@ -31,6 +45,7 @@ from .models import (
     LastPlayScreen,
     MenuScreen,
     PausedScreen,
+    PlayerLine,
     ReadingScreen,
     ScoresScreen,
     Screen,
@@ -39,69 +54,113 @@ from .models import (
 )
 from .text import text, tiles
 
-__all__ = ["HEIGHT", "WIDTH", "format_clock", "render"]
+__all__ = ["DEFAULT_PANEL", "Layout", "Mark", "format_clock", "layout", "render", "render_marks"]
 
-WIDTH = 128
-HEIGHT = 64
-LINE = 12  # pitch of the body font
-ROWS = (14, 26, 38, 50)  # body lines under a title
+DEFAULT_PANEL = PANELS["0.96in"]
+"""The panel :func:`render` lays out for when none is given."""
+
+HEADLINE_FACES = ("6x12x2", "16x32", "6x12x3")
+"""Faces a headline may use (:func:`layout` picks one for a panel)."""
+
+Align = Literal["left", "right", "center"]
 
 
-class _Canvas:
-    """A blank 1-bit image with the text helpers the screens use."""
+@dataclass(frozen=True)
+class Mark:
+    """A box drawn into: ``box`` is (left, top, right, bottom), right and bottom exclusive.
 
-    def __init__(self) -> None:
-        self.image = Image.new("1", (WIDTH, HEIGHT), 0)
-        self.draw = ImageDraw.Draw(self.image)
-        self.body = font("6x12")
-        self.big = font("8x16")
+    ``kind`` is ``text``, ``number`` or ``shape``; ``value`` the text as drawn and ``cut``
+    whether it was shortened to fit.
+    """
 
-    def text(
-        self,
-        y: int,
-        value: str,
-        *,
-        x: int = 0,
-        right: int | None = None,
-        center: bool = False,
-        big: bool = False,
-        fill: int = 1,
-        width: int | None = None,
-    ) -> None:
-        """One line of text at ``y``: from ``x``, ending at ``right`` or centred; cut to fit."""
-        f: BitmapFont = self.big if big else self.body
-        room = width if width is not None else (right if right is not None else WIDTH) - x
-        value = f.fit(value, room)
-        if center:
-            x = (WIDTH - f.text_width(value)) // 2
-        elif right is not None:
-            x = right - f.text_width(value)
-        f.draw(self.image, (x, y), value, fill)
+    kind: str
+    box: tuple[int, int, int, int]
+    value: str = ""
+    cut: bool = False
 
-    def bar(self, y: int, height: int = LINE) -> None:
-        """A full-width inverted band (the text on it is drawn with ``fill=0``)."""
-        self.draw.rectangle((0, y, WIDTH - 1, y + height - 1), fill=1)
+    def intersects(self, other: Mark) -> bool:
+        """True when the two boxes share a pixel."""
+        a, b = self.box, other.box
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
-    def title(self, value: str, inverted: bool = False) -> None:
-        """The first line: a title, underlined or inverted."""
-        if inverted:
-            self.bar(0)
-            self.text(0, value, x=1, fill=0)
-        else:
-            self.text(0, value)
-            self.draw.line((0, LINE, WIDTH - 1, LINE), fill=1)
 
-    def wrapped(self, y: int, value: str, lines: int) -> int:
-        """``value`` word-wrapped on up to ``lines`` lines from ``y``; returns the next y."""
-        columns = WIDTH // self.body.width
-        parts = textwrap.wrap(value, columns) or [""]
-        if len(parts) > lines:
-            parts = parts[:lines]
-            parts[-1] = self.body.fit(parts[-1] + " " * columns, columns * self.body.width)
-        for part in parts:
-            self.text(y, part)
-            y += LINE
-        return y
+@dataclass(frozen=True)
+class Layout:
+    """Where things go on ``panel``: the frame inside the margin, the faces and the lines."""
+
+    panel: Panel
+    body: BitmapFont
+    big: BitmapFont
+    head: BitmapFont | None  # legible from across the table, when the panel allows it
+
+    @property
+    def width(self) -> int:
+        return self.panel.width
+
+    @property
+    def height(self) -> int:
+        return self.panel.height
+
+    @property
+    def left(self) -> int:
+        return self.panel.margin
+
+    @property
+    def right(self) -> int:
+        """The first column right of the frame."""
+        return self.panel.width - self.panel.margin
+
+    @property
+    def bottom(self) -> int:
+        """The first row below the frame."""
+        return self.panel.height - self.panel.margin
+
+    @property
+    def line(self) -> int:
+        return self.body.height
+
+    @property
+    def title_end(self) -> int:
+        """The first row under the title bar."""
+        return self.panel.margin + self.line + 1
+
+    @property
+    def rows(self) -> tuple[int, ...]:
+        """The tops of the body lines under the title (a dark row between bar and first line)."""
+        first = self.title_end + 1
+        return tuple(range(first, self.bottom - self.line + 1, self.line))
+
+    @property
+    def columns(self) -> int:
+        """Body characters on a line inside the margin."""
+        return (self.right - self.left) // self.body.width
+
+
+def cap_height(face: BitmapFont) -> int:
+    """Rows of a capital (``H``) in ``face``."""
+    top, bottom, _, _ = face.ink("H")
+    return bottom - top + 1
+
+
+USABLE_ARCMIN = 10.0
+"""The smallest capitals worth a headline, in minutes of arc at the viewing distance (ISO
+9241-3 allows characters this small where reading is not the main task; 16 is its minimum
+for reading, see :func:`~drivers.display.panels.legible_mm`)."""
+
+
+@functools.cache
+def layout(panel: Panel) -> Layout:
+    """The layout for ``panel``. A headline face is chosen among those that fit between the
+    title and one body line with a 5-letter name and a 4-digit score on a line: the one with
+    the tallest capitals, if they reach :data:`USABLE_ARCMIN` at the viewing distance."""
+    body, big = font("6x12"), font("8x16")
+    room = panel.height - 2 * panel.margin - (body.height + 2) - (body.height + 1)
+    width = panel.width - 2 * panel.margin
+    fits = [f for f in map(font, HEADLINE_FACES) if f.height <= room and 10 * f.width <= width]
+    head = max(fits, key=lambda f: (cap_height(f), -f.width), default=None)
+    if head is not None and panel.mm(cap_height(head)) < legible_mm(arcmin=USABLE_ARCMIN):
+        head = None
+    return Layout(panel, body, big, head)
 
 
 def format_clock(seconds: int) -> str:
@@ -115,6 +174,118 @@ def _signed(points: int) -> str:
     return f"{points:+d}"
 
 
+class _Canvas:
+    """A blank 1-bit image of the panel with the drawing helpers the screens use; every
+    text and shape drawn is recorded in :attr:`marks`."""
+
+    def __init__(self, lay: Layout) -> None:
+        self.lay = lay
+        self.image = Image.new("1", (lay.width, lay.height), 0)
+        self.draw = ImageDraw.Draw(self.image)
+        self.body = lay.body
+        self.big = lay.big
+        self.marks: list[Mark] = []
+
+    # --- text ---
+
+    def put(
+        self,
+        value: str,
+        y: int,
+        x0: int | None = None,
+        x1: int | None = None,
+        *,
+        align: Align = "left",
+        face: BitmapFont | None = None,
+        fill: int = 1,
+        kind: str = "text",
+    ) -> int:
+        """``value`` on one line at ``y`` between ``x0`` and ``x1`` (the frame by default),
+        aligned, cut to fit; returns its width in pixels (0: nothing drawn)."""
+        f = face or self.body
+        x0 = self.lay.left if x0 is None else x0
+        x1 = self.lay.right if x1 is None else x1
+        shown = f.fit(value, x1 - x0)
+        if not shown:
+            return 0
+        w = f.text_width(shown)
+        x = x0 if align == "left" else x1 - w if align == "right" else x0 + (x1 - x0 - w) // 2
+        f.draw(self.image, (x, y), shown, fill)
+        self.marks.append(Mark(kind, (x, y, x + w, y + f.height), shown, shown != value))
+        return w
+
+    def number(self, value: str, y: int, right: int, *, face: BitmapFont | None = None, fill: int = 1) -> int:
+        """A number right-aligned at ``right``, never cut unless it is wider than the frame;
+        returns the left edge of its box."""
+        f = face or self.body
+        self.put(value, y, max(self.lay.left, right - f.text_width(value)), right, align="right", face=f, fill=fill,
+                 kind="number")
+        return right - f.text_width(value)
+
+    def title(self, value: str, right: str = "", *, number: bool = False) -> None:
+        """The title bar: ``value`` at the left (cut to fit), ``right`` at the right."""
+        self.draw.rectangle((0, 0, self.lay.width - 1, self.lay.title_end - 1), fill=1)
+        y = self.lay.panel.margin
+        end = self.lay.right
+        if right:
+            if number:
+                edge = self.number(right, y, self.lay.right, fill=0)
+            else:  # the right part leaves the title half the bar, or all it needs
+                frame = self.lay.right - self.lay.left
+                room = frame - min(self.body.text_width(value), frame // 2) - self.body.width // 2
+                x0 = self.lay.right - min(room, self.body.text_width(right))
+                edge = self.lay.right - self.put(right, y, x0, align="right", fill=0)
+            end = edge - self.body.width // 2
+        self.put(value, y, self.lay.left, end, fill=0)
+
+    def lines(self, rows: Sequence[int], values: Sequence[str]) -> None:
+        """One value a line, from the first of ``rows``."""
+        for y, value in zip(rows, values):
+            self.put(value, y)
+
+    def wrapped(self, rows: Sequence[int], value: str) -> int:
+        """``value`` word-wrapped on ``rows`` (the last line cut with ``…`` when it goes on);
+        returns how many rows it took."""
+        columns = self.lay.columns
+        parts = textwrap.wrap(value, columns) or [""]
+        if len(parts) > len(rows):
+            parts = parts[: len(rows)]
+            parts[-1] += " " * columns  # cut with an ellipsis: there is more
+        self.lines(rows, parts)
+        return min(len(parts), len(rows))
+
+    # --- shapes ---
+
+    def bar(self, y: int, height: int, x0: int = 0, x1: int | None = None) -> None:
+        """An inverted band (text on it is drawn with ``fill=0``); not a mark: text sits on it."""
+        self.draw.rectangle((x0, y, (self.lay.width if x1 is None else x1) - 1, y + height - 1), fill=1)
+
+    def arrow(self, x: int, y: int, height: int, fill: int = 1) -> int:
+        """A right-pointing triangle ``height`` tall in a box from ``x``; returns its width."""
+        h = height - height % 2 - 1 if height % 2 == 0 else height
+        w = h // 2 + 1
+        self.draw.polygon(((x, y), (x + w - 1, y + h // 2), (x, y + h - 1)), fill=fill)
+        self.marks.append(Mark("shape", (x, y, x + w, y + h)))
+        return w
+
+    def shape(self, box: tuple[int, int, int, int], *, outline: bool = False, fill: int = 1) -> None:
+        """A filled (or outlined) rectangle, right and bottom exclusive."""
+        x0, y0, x1, y1 = box
+        if outline:
+            self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=fill)
+        else:
+            self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill)
+        self.marks.append(Mark("shape", box))
+
+    def tile(self, x: int, y: int, letter: str, fill: int = 1) -> int:
+        """A tile: ``letter`` dark on a lit box (lit on dark with ``fill=0``); returns its width."""
+        w, h = self.body.width + 1, self.body.height
+        self.draw.rectangle((x, y, x + w - 1, y + h - 1), fill=fill)
+        self.body.draw(self.image, (x + 1, y), letter[:1], 1 - fill)
+        self.marks.append(Mark("text", (x, y, x + w, y + h), letter[:1]))
+        return w
+
+
 def _named(key: str, lang: Lang, name: str, room: int, f: BitmapFont, **fields: object) -> str:
     """The text of ``key`` with ``name`` cut so that the whole fits in ``room`` pixels."""
     rest = f.text_width(text(key, lang, name="", **fields))
@@ -125,78 +296,168 @@ def _named(key: str, lang: Lang, name: str, room: int, f: BitmapFont, **fields: 
 
 
 def _scores(m: ScoresScreen, lang: Lang, c: _Canvas) -> None:
+    lay = c.lay
+    players = m.players[:4]
+    bag = text("scores.bag", lang, n=m.bag) if m.bag else text("scores.bag_empty", lang)
+    title = text("scores.your_turn" if m.yours else "scores.title", lang)
+    mover = next((p for p in players if p.is_turn), None)
+    if lay.head is not None and mover is not None:
+        corner, bag_below = _headline_title(c, title, mover, bag)
+        if _others_fit(c, players, mover, bag_below):
+            _scores_headline(m, c, mover, title, corner, bag if bag_below else "")
+            return
+    c.title(title, bag)
     cw = c.body.width
-    clocks = any(p.clock_s is not None for p in m.players)
-    score_right = WIDTH - 1
-    clock_right = score_right - 5 * cw
-    name_room = (clock_right - 6 * cw if clocks else score_right - 5 * cw) - 1
-    for i, p in enumerate(m.players[:4]):
-        y = i * LINE
+    score_w = max((len(str(p.score)) for p in players), default=1) * cw
+    clocks = [format_clock(p.clock_s) for p in players if p.clock_s is not None]
+    clock_w = max((len(t) for t in clocks), default=0) * cw
+    for y, p in zip(lay.rows, players):
         fill = 1
         if p.is_turn:
-            c.bar(y)
+            c.bar(y, lay.line)
             fill = 0
-        c.text(y, p.name, x=1, width=name_room, fill=fill)
+        if p.is_turn:
+            c.arrow(lay.left, y + 1, lay.line - 2, fill=fill)
+        x = lay.left + cw  # names line up, arrow or not
+        right = c.number(str(p.score), y, lay.right, fill=fill) - cw
+        if clock_w:
+            if p.clock_s is not None:
+                c.number(format_clock(p.clock_s), y, right, fill=fill)
+            right -= clock_w + cw
+        c.put(p.name, y, x, right, fill=fill)
+
+
+def _headline_title(c: _Canvas, title: str, mover: PlayerLine, bag: str) -> tuple[str, bool]:
+    """The title bar's right part over a headline (the bag; with clocks the mover's clock and
+    the bag when both fit), and whether the bag goes under the others instead."""
+    if mover.clock_s is None:
+        return bag, False
+    clock = format_clock(mover.clock_s)
+    both = f"{clock}  {bag}"
+    if c.body.text_width(f"{title} {both}") <= c.lay.right - c.lay.left:
+        return both, False
+    return clock, True
+
+
+def _others_fit(c: _Canvas, players: Sequence[PlayerLine], mover: PlayerLine, bag_below: bool) -> bool:
+    """True when the players not to move fit the lines under a headline, each with 3 letters
+    of their name, their score and their clock (and the bag, with ``bag_below``)."""
+    lay, head = c.lay, c.lay.head
+    assert head is not None
+    others = [p for p in players if p is not mover]
+    lines = (lay.bottom - lay.rows[0] - head.height - 1) // lay.line
+    if not others:
+        return True
+    if lines < 1:
+        return False
+    items = len(others) + (1 if bag_below else 0)
+    per_row = math.ceil(items / lines)
+    digits = max(len(str(p.score)) + (len(format_clock(p.clock_s)) + 1 if p.clock_s is not None else 0) for p in others)
+    need = (3 + 1 + digits) * c.body.width
+    gap = 2 * c.body.width if per_row > 1 else 0
+    return per_row * need + (per_row - 1) * gap <= lay.right - lay.left
+
+
+def _scores_headline(m: ScoresScreen, c: _Canvas, mover: PlayerLine, title: str, corner: str, bag: str) -> None:
+    """The player to move and their score in the headline face, the others on a line below
+    (and ``bag``, when it is not in the title)."""
+    lay = c.lay
+    head = lay.head
+    assert head is not None
+    c.title(title, corner)
+    y = lay.rows[0]
+    x = lay.left + c.arrow(lay.left, y + head.height // 4, head.height // 2) + head.width // 2
+    right = c.number(str(mover.score), y, lay.right, face=head) - head.width // 2
+    c.put(mover.name, y, x, right, face=head)
+    others = [p for p in m.players[:4] if p is not mover]
+    first = y + head.height + 1
+    rows = [first + i * lay.line for i in range((lay.bottom - first) // lay.line)]
+    if not others or not rows:
+        return
+    items: list[PlayerLine | str] = [*others, bag] if bag else list(others)
+    per_row = math.ceil(len(items) / len(rows))
+    cw = c.body.width
+    gap = 2 * cw if per_row > 1 else 0
+    span = (lay.right - lay.left + gap) // per_row
+    for i, p in enumerate(items):
+        x0 = lay.left + (i % per_row) * span
+        right = min(lay.right, x0 + span - gap)
+        y = rows[i // per_row]
+        if isinstance(p, str):
+            c.put(p, y, x0, right)
+            continue
         if p.clock_s is not None:
-            c.text(y, format_clock(p.clock_s), right=clock_right, fill=fill)
-        c.text(y, str(p.score), right=score_right, fill=fill)
-    c.draw.line((0, 50, WIDTH - 1, 50), fill=1)
-    bag = text("scores.bag", lang, n=m.bag) if m.bag else text("scores.bag_empty", lang)
-    if m.yours:  # the player's own panel: "your turn" inverted in the corner, the bag beside it
-        turn = text("scores.your_turn", lang)
-        left = WIDTH - c.body.text_width(turn) - 3
-        c.draw.rectangle((left, 51, WIDTH - 1, HEIGHT - 1), fill=1)
-        c.text(52, turn, right=WIDTH - 2, fill=0)
-        c.text(52, bag, x=1, width=left - 2)
-    else:
-        c.text(52, bag, x=1)
+            right = c.number(format_clock(p.clock_s), y, right) - cw
+        right = c.number(str(p.score), y, right) - cw
+        c.put(p.name, y, x0, right)
 
 
-def _word(c: _Canvas, y: int, word: str, room: int) -> None:
+def _word(c: _Canvas, y: int, word: str, x0: int, x1: int) -> None:
     """A played word in capitals, blanks (lower case) inverted."""
-    shown = c.body.fit(word, room)
-    x = 1
+    shown = c.body.fit(word, x1 - x0)
+    x = x0
     for ch in shown:
         blank = ch.islower() and ch != "ß"  # ß has no capital tile: never a blank
         glyph = ch if ch == "ß" else ch.upper()
         if blank:
-            c.draw.rectangle((x - 1, y, x + c.body.width - 1, y + LINE - 1), fill=1)
+            c.draw.rectangle((x, y, x + c.body.width - 1, y + c.lay.line - 1), fill=1)
         c.body.draw(c.image, (x, y), glyph, 0 if blank else 1)
         x += c.body.width
+    c.marks.append(Mark("text", (x0, y, x, y + c.lay.line), shown, shown != word))
 
 
 def _last_play(m: LastPlayScreen, lang: Lang, c: _Canvas) -> None:
-    c.text(0, m.player, width=WIDTH - 6 * c.body.width)
-    c.text(0, _signed(m.total), right=WIDTH - 1)
-    c.draw.line((0, LINE, WIDTH - 1, LINE), fill=1)
-    rows = 3 if m.bingo else 4
-    words = m.words if len(m.words) <= rows else m.words[: rows - 1]
-    for y, w in zip(ROWS, words):
-        _word(c, y, w.text, WIDTH - 6 * c.body.width)
-        c.text(y, str(w.score), right=WIDTH - 1)
+    lay = c.lay
+    total = _signed(m.total)
+    room = lay.right - lay.left - c.body.text_width(total) - c.body.width
+    c.title(_named("last.title", lang, m.player, room, c.body), total, number=True)
+    rows = lay.rows
+    slots = len(rows) - (1 if m.bingo else 0)
+    words = m.words if len(m.words) <= slots else m.words[: slots - 1]
+    for y, w in zip(rows, words):
+        right = c.number(str(w.score), y, lay.right) - c.body.width
+        _word(c, y, w.text, lay.left, right)
     if len(words) < len(m.words):
-        c.text(ROWS[len(words)], text("last.more", lang, n=len(m.words) - len(words)), x=1)
+        c.put(text("last.more", lang, n=len(m.words) - len(words)), rows[len(words)])
     if m.bingo:
-        c.text(ROWS[-1], text("last.bingo", lang, n=m.bingo_bonus), x=1)
+        c.put(text("last.bingo", lang, n=m.bingo_bonus), rows[-1])
 
 
 def _challenge_window(m: ChallengeWindowScreen, lang: Lang, c: _Canvas) -> None:
-    title = text("window.title", lang)
-    c.title(title)
-    if m.player:
-        room = WIDTH - c.body.text_width(title) - c.body.width
-        c.text(0, m.player, right=WIDTH - 1, width=min(room, WIDTH // 2))
-    c.text(16, f"!? {max(0, m.seconds_left)} s", center=True, big=True)
-    c.draw.rectangle((4, 36, WIDTH - 5, 43), outline=1)
+    lay = c.lay
+    c.title(text("window.title", lang), m.player)
+    seconds = max(0, m.seconds_left)
     total = max(1, m.total_s)
-    filled = math.ceil((WIDTH - 12) * min(max(m.seconds_left, 0), total) / total)
+    share = min(seconds, total) / total
+    hint_y = lay.rows[-1]
+    top = lay.rows[0]
+    if lay.head is not None:  # the countdown in the headline face, the time bar beside it
+        head = lay.head
+        count = f"{seconds} s"
+        x = lay.left + c.put(count, top, face=head, kind="number") + head.width
+        h = 8
+        by = top + (head.height - h) // 2
+        _time_bar(c, x, by, lay.right, h, share)
+        c.put(text("window.hint", lang), hint_y, align="center")
+        return
+    c.put(f"!? {seconds} s", top + 1, face=c.big, align="center", kind="number")
+    by = top + c.big.height + 3
+    _time_bar(c, lay.left, by, lay.right, min(8, hint_y - 1 - by), share)
+    c.put(text("window.hint", lang), hint_y, align="center")
+
+
+def _time_bar(c: _Canvas, x0: int, y: int, x1: int, h: int, share: float) -> None:
+    """An outlined bar from ``x0`` to ``x1``, filled to ``share`` (0 to 1)."""
+    if x1 - x0 < 6 or h < 4:
+        return
+    c.shape((x0, y, x1, y + h), outline=True)
+    filled = math.ceil((x1 - x0 - 4) * share)
     if filled:
-        c.draw.rectangle((6, 38, 6 + filled - 1, 41), fill=1)
-    c.text(50, text("window.hint", lang), center=True)
+        c.draw.rectangle((x0 + 2, y + 2, x0 + 2 + filled - 1, y + h - 3), fill=1)
 
 
 def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: _Canvas) -> None:
-    c.title(text("result.title", lang), inverted=True)
+    c.title(text("result.title", lang))
     lines = [
         text("result.valid", lang)
         if m.valid
@@ -215,202 +476,230 @@ def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: _Canvas) -> None:
         lines.append(text("result.no_penalty", lang))
     if m.lost_game:
         lines.append(text("result.lost_game", lang, name=m.lost_game))
-    for y, line in zip(ROWS, lines):
-        c.text(y, line, x=1)
+    c.lines(c.lay.rows, lines)
 
 
 def _error(m: ErrorScreen, lang: Lang, c: _Canvas) -> None:
     key = f"error.{m.kind.value}"
-    c.title(text(f"{key}.title", lang), inverted=True)
+    c.title(text(f"{key}.title", lang))
+    rows = c.lay.rows
     if m.kind in (ErrorKind.BAD_PLAY, ErrorKind.BOARD_REFUSED) and m.detail:  # a reason: as long as it is
-        y = c.wrapped(ROWS[0], text(f"{key}.body", lang), 2 if m.kind is ErrorKind.BAD_PLAY else 1)
-        c.wrapped(y, m.detail, (HEIGHT - y) // LINE)
+        used = c.wrapped(rows[: 2 if m.kind is ErrorKind.BAD_PLAY else 1], text(f"{key}.body", lang))
+        c.wrapped(rows[used:], m.detail)
         return
-    body_lines = 3 if m.detail else 4
-    c.wrapped(ROWS[0], text(f"{key}.body", lang), body_lines)
+    used = c.wrapped(rows[:-1] if m.detail else rows, text(f"{key}.body", lang))
     if m.detail:
-        c.text(ROWS[-1], m.detail, x=1)
+        c.put(m.detail, rows[used], kind="number")
 
 
 def _blank_picker(m: BlankPickerScreen, lang: Lang, c: _Canvas) -> None:
+    lay = c.lay
     c.title(text("blank.title", lang, square=m.square))
-    pitch, per_row = 9, 14
-    for i, letter in enumerate(m.letters[: per_row * 3]):
-        x = 2 + (i % per_row) * pitch
-        y = ROWS[i // per_row]
-        fill = 1
-        if i == m.selected:
-            c.draw.rectangle((x - 2, y, x + c.body.width, y + LINE - 1), fill=1)
-            fill = 0
-        c.body.draw(c.image, (x, y), letter, fill)
-    c.text(ROWS[-1] + 2, text("hold_done", lang), center=True)
+    pitch = c.body.width + 2
+    per_row = (lay.right - lay.left) // pitch
+    letters = m.letters
+    first = 0
+    if len(letters) > per_row:  # a window of letters around the selected one
+        first = min(max(0, m.selected - per_row // 2), len(letters) - per_row)
+        letters = letters[first : first + per_row]
+    y = lay.rows[0]
+    for i, letter in enumerate(letters, first):
+        x = lay.left + (i - first) * pitch
+        c.tile(x, y, letter, fill=1 if i == m.selected else 0)
+    c.lines(lay.rows[1:], [text(k, lang) for k in ("blank.keys", "blank.hold", "blank.back")])
 
 
 def _confirm(m: ConfirmScreen, lang: Lang, c: _Canvas) -> None:
+    lay = c.lay
+    rows = lay.rows
     if m.kind in (ConfirmKind.PASS, ConfirmKind.EXCHANGE):  # the player's own question
-        if m.player:
-            c.text(0, m.player, center=True)
-        c.text(14, text(f"confirm.{m.kind.value}", lang), center=True, big=True)
-        if m.kind is ConfirmKind.EXCHANGE:
-            c.text(32, tiles(m.count, lang), center=True)
-        c.text(50, text("hold_done", lang), center=True)
+        question = text(f"confirm.{m.kind.value}", lang)
+        c.title(m.player or question, tiles(m.count, lang) if m.kind is ConfirmKind.EXCHANGE else "")
+        _question(c, question)
+        c.lines(rows[2:], [text("hold_done", lang), text("challenge_cancels", lang)])
         return
     # a request of the seat ``by`` that another seat confirms
-    if m.by:
-        c.text(0, _named("confirm.by", lang, m.by, WIDTH, c.body), center=True)
-    key = f"confirm.{m.kind.value}"
+    c.title(_named("confirm.by", lang, m.by, lay.right - lay.left, c.body) if m.by else text("menu.title", lang))
     fields: dict[str, object] = {}
     if m.kind is ConfirmKind.ADJUST:
         fields = {"points": _signed(m.points)}
-    question = _named(key, lang, m.player, WIDTH, c.big, **fields)
-    if c.big.text_width(question) <= WIDTH:
-        c.text(14, question, center=True, big=True)
-    else:  # too long for the big font
-        question = _named(key, lang, m.player, WIDTH, c.body, **fields)
-        c.text(16, question, center=True)
-    c.text(32, text("confirm.other", lang), center=True)
-    c.text(50, text("hold_done", lang), center=True)
+    question = _named(f"confirm.{m.kind.value}", lang, m.player, lay.right - lay.left, c.big, **fields)
+    if c.big.text_width(question) > lay.right - lay.left:  # too long for the big face
+        question = _named(f"confirm.{m.kind.value}", lang, m.player, lay.right - lay.left, c.body, **fields)
+    _question(c, question)
+    c.lines(rows[2:], [text("confirm.other", lang), text("confirm.withdraw", lang)])
+
+
+def _question(c: _Canvas, question: str) -> None:
+    """A question in the big face on the two lines under the title (the body face if too long)."""
+    rows = c.lay.rows
+    room = rows[2] - rows[0]
+    face = c.big if c.big.text_width(question) <= c.lay.right - c.lay.left else c.body
+    c.put(question, rows[0] + (room - face.height) // 2, face=face, align="center")
 
 
 def _unseen(m: UnseenScreen, lang: Lang, c: _Canvas) -> None:
+    lay = c.lay
     entries = [(letter, n) for letter, n in m.counts if n > 0]
-    per_row, pitch = 6, 21
-    rows: tuple[int, ...] = (0, *ROWS)
-    if len(entries) <= per_row * 4:
-        c.title(text("unseen.title", lang, n=sum(n for _, n in entries)))
-        rows = ROWS
-    for i, (letter, n) in enumerate(entries[: per_row * len(rows)]):
-        x = 1 + (i % per_row) * pitch
-        y = rows[i // per_row]
-        c.draw.rectangle((x, y, x + c.body.width, y + LINE - 2), fill=1)
-        c.body.draw(c.image, (x + 1, y), letter, 0)
-        c.text(y, str(n), x=x + 8, width=2 * c.body.width)
+    c.title(text("unseen.title", lang, n=sum(n for _, n in entries)))
+    rows = iter(lay.rows)
+    y = next(rows)
+    x = lay.left
+    cw = c.body.width
+    for letter, n in entries:  # tiles flowing like words: a lit box with the letter, then the count
+        count = str(n)
+        w = cw + 2 + c.body.text_width(count)  # (the last column of the count is the glyph's spacing)
+        if x + w > lay.right:
+            nxt = next(rows, None)
+            if nxt is None:
+                break
+            x, y = lay.left, nxt
+        x += c.tile(x, y, letter) + 1
+        c.put(count, y, x, kind="number")
+        x += c.body.text_width(count) + 1
 
 
 def _tally(m: TallyScreen, lang: Lang, c: _Canvas) -> None:
+    lay = c.lay
     cw = c.body.width
-    score_r, rack_r, final_r = 12 * cw, 17 * cw, WIDTH - 1
-    header = [(text("tally.score", lang), score_r), (text("tally.rack", lang), rack_r)]
-    header.append((text("tally.final", lang), final_r))
-    for label, right in header:
-        c.text(0, label, right=right, width=4 * cw + 3)
-    c.draw.line((0, LINE, WIDTH - 1, LINE), fill=1)
-    for i, row in enumerate(m.rows[:4]):
-        y = ROWS[i]
+    legend = text("tally.legend", lang)
+    title = text("tally.title", lang)
+    if c.body.text_width(title + "  " + legend) <= lay.right - lay.left:
+        c.title(title, legend)
+    else:  # the legend is the title: it says what the columns are
+        c.title(legend)
+    rows = m.rows[:4]
+    score_w = max((len(str(r.score)) for r in rows), default=1) * cw
+    rack_w = max((len(_signed(r.rack_adjustment)) for r in rows), default=2) * cw
+    final_w = max((len(str(r.final)) for r in rows), default=1) * cw
+    numbers = score_w + rack_w + final_w + 3 * cw
+    equals = lay.right - lay.left - numbers - 2 * cw >= 4 * cw  # the "=" when a name keeps 4 letters
+    for y, (i, row) in zip(lay.rows, enumerate(rows)):
         fill = 1
-        if i in m.winners:
-            c.bar(y)
+        won = i in m.winners
+        if won:
+            c.bar(y, lay.line)
             fill = 0
-        c.text(y, row.name, x=1, width=score_r - 4 * cw - 2, fill=fill)
-        c.text(y, str(row.score), right=score_r, fill=fill)
-        c.text(y, _signed(row.rack_adjustment), right=rack_r, fill=fill)
-        c.text(y, str(row.final), right=final_r, fill=fill)
-    if len(m.rows) < 4 and m.winners:
+            c.arrow(lay.left, y + 1, lay.line - 2, fill=0)
+        right = c.number(str(row.final), y, lay.right, fill=fill) - cw
+        if equals:
+            c.put("=", y, right - cw, right, fill=fill)
+            right -= 2 * cw
+        c.number(_signed(row.rack_adjustment), y, right, fill=fill)
+        right -= rack_w + cw
+        c.number(str(row.score), y, right, fill=fill)
+        right -= score_w + cw
+        c.put(row.name, y, lay.left + cw, right, fill=fill)
+    if len(rows) < len(lay.rows) and m.winners:
         names = ", ".join(m.rows[i].name for i in m.winners if i < len(m.rows))
         key = "tally.tie" if len(m.winners) > 1 else "tally.winner"
-        c.text(ROWS[len(m.rows)] + 1, text(key, lang, names=names), x=1)
+        c.put(text(key, lang, names=names), lay.rows[len(rows)])
 
 
 def _enroll(m: EnrollScreen, lang: Lang, c: _Canvas) -> None:
-    c.title(text("enroll.title", lang), inverted=True)
+    lay = c.lay
+    rows = lay.rows
+    c.title(text("enroll.title", lang))
     issue = text(f"enroll.issue.{m.issue.name.lower()}", lang) if m.issue else ""
     if m.step is EnrollStep.DONE:
-        c.wrapped(26, text("enroll.done", lang), 2)
+        c.wrapped(rows[1:3], text("enroll.done", lang))
         return
     if m.step is EnrollStep.CLEAR:
-        c.text(16, text("enroll.clear", lang), center=True)
-        c.text(28, text("enroll.left", lang, n=m.placed), center=True)
+        c.put(text("enroll.clear", lang), rows[0], align="center")
+        c.put(text("enroll.left", lang, n=m.placed), rows[1], align="center")
     else:
         letter = text("enroll.blank", lang) if m.letter == "?" else m.letter
-        c.text(15, f"{letter} {m.placed}/{m.expected}", center=True, big=True)
+        c.put(f"{letter} {m.placed}/{m.expected}", rows[0] + (rows[2] - rows[0] - c.big.height) // 2, face=c.big,
+              align="center")
         if not issue:
             done = m.placed == m.expected
-            c.wrapped(ROWS[2], text("enroll.ready" if done else "enroll.place", lang), 2)
+            c.wrapped(rows[2:], text("enroll.ready" if done else "enroll.place", lang))
             return
     if issue:
-        c.text(ROWS[2], issue, x=1)
-        c.text(ROWS[3], m.detail, x=1)
+        c.put(issue, rows[2])
+        c.put(m.detail, rows[3])
 
 
 def _reading(m: ReadingScreen, lang: Lang, c: _Canvas) -> None:
-    if m.player:
-        c.text(0, m.player, center=True)
-    c.text(18, text("reading.title", lang), center=True, big=True)
-    c.text(44, text("reading.hint", lang), center=True)
+    lay = c.lay
+    rows = lay.rows
+    who = _named("reading.who", lang, m.player, lay.right - lay.left, c.body) if m.player else ""
+    c.title(who or text("reading.title", lang))
+    c.put(text("reading.title", lang), rows[0] + (rows[2] - rows[0] - c.big.height) // 2, face=c.big,
+          align="center")
+    c.put(text("reading.hint", lang), rows[-1], align="center")
 
 
 def _paused(m: PausedScreen, lang: Lang, c: _Canvas) -> None:
+    lay = c.lay
+    rows = lay.rows
+    c.title(text("paused.title", lang))
     if m.player:
-        c.text(0, _named("paused.turn", lang, m.player, WIDTH, c.body), center=True)
-    c.text(14, text("paused.title", lang), center=True, big=True)
-    c.text(32, text("paused.clocks", lang), center=True)
-    c.text(50, text("paused.resume", lang), center=True)
+        c.put(_named("paused.turn", lang, m.player, lay.right - lay.left, c.body), rows[0], align="center")
+    c.put(text("paused.clocks", lang), rows[1], align="center")
+    c.put(text("paused.resume", lang), rows[-1], align="center")
 
 
 def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: _Canvas) -> None:
+    lay = c.lay
     cw = c.body.width
     first = m.first if m.first is not None and 0 <= m.first < len(m.names) else None
     if first is not None:
-        c.title(_named("draw.first", lang, m.names[first], WIDTH - 2, c.body), inverted=True)
+        c.title(_named("draw.first", lang, m.names[first], lay.right - lay.left, c.body))
         marked: tuple[int, ...] = (first,)
     else:
         c.title(text("draw.title", lang))
         marked = m.redraw
-    half = WIDTH // 2
+    half = (lay.right - lay.left + cw) // 2
     for i, name in enumerate(m.names[:4]):  # two seats a line
-        x, y = (i % 2) * half, ROWS[i // 2]
-        right = x + half - 4  # the letter's box (as on the unseen screen) ends here
-        box = right - cw
+        x0, y = lay.left + (i % 2) * half, lay.rows[i // 2]
+        x1 = x0 + half - cw
         fill = 1
         if i in marked:
-            c.draw.rectangle((x, y, x + half - 2, y + LINE - 1), fill=1)
+            c.bar(y, lay.line, x0 - 1, x1 + 1)
             fill = 0
-        c.text(y, name, x=x + 1, width=box - x - 3, fill=fill)
         letter = m.letters[i] if i < len(m.letters) else ""
+        box = x1 - cw - 1
         if letter:  # a tile: a lit box with a dark letter (the other way round when marked)
-            c.draw.rectangle((box, y, right, y + LINE - 2), fill=fill)
-            c.body.draw(c.image, (box + 1, y), letter[:1], 1 - fill)
+            c.tile(box, y, letter, fill=fill)
         else:  # not drawn yet: an empty box
-            c.draw.rectangle((box, y, right, y + LINE - 2), outline=fill)
+            c.shape((box, y, x1, y + lay.line - 1), outline=True, fill=fill)
+        c.put(name, y, x0, box - cw // 2, fill=fill)
     if first is not None:
         message = text("draw.back", lang)
     elif m.redraw:  # the tied seats are the marked ones
         message = text("draw.tie", lang)
     else:
         message = text("draw.place", lang)
-    c.wrapped(ROWS[2], message, 2)
+    c.wrapped(lay.rows[2:], message)
 
 
 def _adjust(m: AdjustScreen, lang: Lang, c: _Canvas) -> None:
-    score = str(m.score)
-    c.text(0, m.player, width=WIDTH - c.body.text_width(score) - c.body.width)
-    c.text(0, score, right=WIDTH - 1)
-    c.draw.line((0, LINE, WIDTH - 1, LINE), fill=1)
-    c.text(16, f"{_signed(m.points)} = {m.score + m.points}", center=True, big=True)
-    c.text(ROWS[2], text("adjust.menu", lang), x=1)
-    c.text(ROWS[3], text("adjust.buttons", lang), x=1)
+    lay = c.lay
+    rows = lay.rows
+    c.title(m.player, text("adjust.next", lang))
+    c.put(f"{m.score} {_signed(m.points)} = {m.score + m.points}", rows[0], align="center", kind="number")
+    c.lines(rows[1:], [text(k, lang) for k in ("adjust.keys", "adjust.hold", "adjust.done")])
 
 
 def _menu(m: MenuScreen, lang: Lang, c: _Canvas) -> None:
+    lay = c.lay
     count = len(m.items)
-    c.title(text("menu.title", lang))
-    if count:
-        c.text(0, f"{m.selected + 1}/{count}", right=WIDTH - 1)
-    visible = len(ROWS)
-    first = min(max(0, m.selected - visible + 1), max(0, count - visible))
-    for y, (i, item) in zip(ROWS, enumerate(m.items[first:], first)):
+    c.title(text("menu.title", lang), text("menu.select", lang))
+    visible = lay.rows[:-1]
+    first = min(max(0, m.selected - len(visible) + 1), max(0, count - len(visible)))
+    for y, (i, item) in zip(visible, enumerate(m.items[first:], first)):
         fill = 1
+        right = lay.right
         if i == m.selected:
-            c.bar(y)
+            c.bar(y, lay.line)
             fill = 0
-        label = text(f"menu.{item.value}", lang)
-        if i == m.selected and m.value:  # the setting at the right, the label cut to fit
-            value = c.body.fit(m.value, WIDTH - 2 - 6 * c.body.width)
-            c.text(y, value, right=WIDTH - 1, fill=fill)
-            room = WIDTH - 1 - c.body.text_width(value) - c.body.width - 1
-            c.text(y, label, x=1, width=room, fill=fill)
-        else:
-            c.text(y, label, x=1, fill=fill)
+            c.arrow(lay.left, y + 1, lay.line - 2, fill=0)
+            if m.value:  # the setting at the right, the label cut to fit
+                value = c.body.fit(m.value, (lay.right - lay.left) // 2)
+                right -= c.put(value, y, lay.right - c.body.text_width(value), fill=fill) + c.body.width
+        c.put(text(f"menu.{item.value}", lang), y, lay.left + c.body.width, right, fill=fill)
+    c.put(text("menu.close", lang), lay.rows[-1])
 
 
 _RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
@@ -432,12 +721,17 @@ _RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
 }
 
 
-def render(model: Screen, lang: Lang) -> Image.Image:
-    """The screen for ``model`` in ``lang``: a new 128x64 image, mode ``"1"``."""
+def render_marks(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> tuple[Image.Image, tuple[Mark, ...]]:
+    """The screen for ``model`` in ``lang`` on ``panel``, and the boxes drawn into."""
     try:
         draw = _RENDERERS[type(model)]
     except KeyError:
         raise TypeError(f"no screen for {type(model).__name__}") from None
-    canvas = _Canvas()
+    canvas = _Canvas(layout(panel))
     draw(model, lang, canvas)
-    return canvas.image
+    return canvas.image, tuple(canvas.marks)
+
+
+def render(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> Image.Image:
+    """The screen for ``model`` in ``lang``: a new image of ``panel``'s size, mode ``"1"``."""
+    return render_marks(model, lang, panel)[0]

@@ -1,7 +1,11 @@
 """UI strings in German, French and English: one table, a key per message.
 
 Placeholders are :meth:`str.format` fields; every language of a key has the same ones
-(checked by the tests). Keep lines short: the OLED shows 21 characters of the body font.
+(checked by the tests). Keep lines short: a 128x64 panel shows 20 characters of the body
+font inside its margin, and every hint (a line that says which button does what) must fit
+that (checked by the tests). Buttons are named as the seats' buttons are labelled: Done
+(Fertig, Fini), Challenge (Einspruch, Contester) and Menu (Menü); a long press is "halten"
+("Fertig halten"), "maintenir" and "hold".
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from collections.abc import Mapping
 
 from .models import LANGUAGES, EnrollIssue, ErrorKind, Lang, MenuItem
 
-__all__ = ["TEXT", "text", "tiles"]
+__all__ = ["HINTS", "TEXT", "text", "tiles"]
 
 
 
@@ -26,16 +30,14 @@ TEXT: dict[str, dict[Lang, str]] = {
     "scores.bag": {"de": "Beutel: {n}", "fr": "Sac : {n}", "en": "Bag: {n}"},
     "scores.bag_empty": {"de": "Beutel leer", "fr": "Sac vide", "en": "Bag empty"},
     "scores.your_turn": {"de": "Dein Zug!", "fr": "À vous !", "en": "Your turn!"},
+    "scores.title": {"de": "Punkte", "fr": "Scores", "en": "Scores"},
     # last play
+    "last.title": {"de": "Zug von {name}", "fr": "Coup de {name}", "en": "{name} played"},
     "last.bingo": {"de": "Bingo! +{n}", "fr": "Scrabble ! +{n}", "en": "Bingo! +{n}"},
     "last.more": {"de": "+{n} weitere", "fr": "+{n} autres", "en": "+{n} more"},
     # challenge window and result
     "window.title": {"de": "Einspruch?", "fr": "Contestation ?", "en": "Challenge?"},
-    "window.hint": {
-        "de": "Einspruch: Taste",
-        "fr": "Contester : bouton",
-        "en": "Press to challenge",
-    },
+    "window.hint": {"de": "Einspruch drücken", "fr": "Appuyer : Contester", "en": "Press Challenge"},
     "result.title": {"de": "Einspruch", "fr": "Contestation", "en": "Challenge"},
     "result.valid": {"de": "Zug gültig", "fr": "Coup valable", "en": "Play is valid"},
     "result.invalid": {"de": "Ungültig: {words}", "fr": "Refusé : {words}", "en": "Invalid: {words}"},
@@ -315,7 +317,11 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
     # blank picker and confirmations
     "blank.title": {"de": "Blanko {square}?", "fr": "Joker {square} ?", "en": "Blank {square}?"},
-    "hold_done": {"de": "Fertig halten: OK", "fr": "Maintenir Fini : OK", "en": "Hold Done: OK"},
+    "blank.keys": {"de": "Fertig ▸  Einspr. ◂", "fr": "Fini ▸  Contester ◂", "en": "Done ▸  Challenge ◂"},
+    "blank.hold": {"de": "Halten: Fertig = OK", "fr": "Maintenu : Fini = OK", "en": "Hold: Done = OK"},
+    "blank.back": {"de": "  Einspruch = zurück", "fr": "  Contester = retour", "en": "  Challenge = back"},
+    "hold_done": {"de": "Fertig halten: OK", "fr": "Maintenir Fini : OK", "en": "Hold Done: confirm"},
+    "challenge_cancels": {"de": "Einspruch: abbrechen", "fr": "Contester : annuler", "en": "Challenge: cancel"},
     "confirm.pass": {"de": "Passen?", "fr": "Passer ?", "en": "Pass?"},
     "confirm.exchange": {"de": "Tauschen?", "fr": "Échanger ?", "en": "Exchange?"},
     "confirm.undo": {"de": "Zug zurück?", "fr": "Annuler le coup ?", "en": "Undo last play?"},
@@ -324,11 +330,13 @@ TEXT: dict[str, dict[Lang, str]] = {
     "confirm.end-game": {"de": "Spiel beenden?", "fr": "Fin de partie ?", "en": "End the game?"},
     "confirm.new-game": {"de": "Neues Spiel?", "fr": "Nouvelle partie ?", "en": "New game?"},
     "confirm.by": {"de": "{name} fragt:", "fr": "{name} demande :", "en": "{name} asks:"},
-    "confirm.other": {"de": "Anderer Platz:", "fr": "À une autre place :", "en": "Another seat:"},
+    "confirm.other": {"de": "Anderer hält Fertig", "fr": "Autre maintient Fini", "en": "Another: hold Done"},
+    "confirm.withdraw": {"de": "Menü: zurückziehen", "fr": "Menu : retirer", "en": "Menu: withdraw"},
     "tiles.one": {"de": "{n} Stein", "fr": "{n} lettre", "en": "{n} tile"},
     "tiles.many": {"de": "{n} Steine", "fr": "{n} lettres", "en": "{n} tiles"},
     # reading the board, pause
-    "reading.title": {"de": "Brett lesen...", "fr": "Lecture...", "en": "Reading board..."},
+    "reading.title": {"de": "Brett lesen…", "fr": "Lecture…", "en": "Reading board…"},
+    "reading.who": {"de": "{name} ist fertig", "fr": "{name} a fini", "en": "{name} is done"},
     "reading.hint": {
         "de": "Steine nicht bewegen",
         "fr": "Ne touchez plus rien",
@@ -339,7 +347,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "paused.clocks": {"de": "Uhren angehalten", "fr": "Pendules arrêtées", "en": "Clocks stopped"},
     "paused.resume": {
         "de": "Jede Taste: weiter",
-        "fr": "Un bouton : reprendre",
+        "fr": "Bouton : reprendre",
         "en": "Any button resumes",
     },
     # the draw for the first player
@@ -351,7 +359,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
     "draw.tie": {
         "de": "Gleichstand! Markierte ziehen neu",
-        "fr": "Égalité : les joueurs marqués repiochent",
+        "fr": "Égalité : les marqués repiochent",
         "en": "Tie: marked seats draw again",
     },
     "draw.first": {"de": "{name} beginnt", "fr": "{name} commence", "en": "{name} begins"},
@@ -361,22 +369,15 @@ TEXT: dict[str, dict[Lang, str]] = {
         "en": "Put the tiles back in the bag, then draw",
     },
     # adjusting a score
-    "adjust.menu": {
-        "de": "Menü: anderer Spieler",
-        "fr": "Menu : joueur suivant",
-        "en": "Menu: next player",
-    },
-    "adjust.buttons": {
-        "de": "Fertig +1  Einspr. -1",
-        "fr": "Fini +1  Contest. -1",
-        "en": "Done +1  Chal. -1",
-    },
+    "adjust.next": {"de": "Menü ▸", "fr": "Menu ▸", "en": "Menu ▸"},
+    "adjust.keys": {"de": "Fertig +1 Einspr. -1", "fr": "Fini +1  Contest. -1", "en": "Done +1 Challenge -1"},
+    "adjust.hold": {"de": "Halten: je 10", "fr": "Maintenu : 10", "en": "Hold: 10 at once"},
+    "adjust.done": {"de": "Menü halten: fertig", "fr": "Menu maintenu : fini", "en": "Hold Menu: done"},
     # unseen tiles
     "unseen.title": {"de": "Ungesehen: {n}", "fr": "Restantes : {n}", "en": "Unseen: {n}"},
     # end-of-game tally
-    "tally.score": {"de": "Pkt", "fr": "Pts", "en": "Pts"},
-    "tally.rack": {"de": "Rest", "fr": "Rel", "en": "Rack"},
-    "tally.final": {"de": "Ende", "fr": "Tot.", "en": "Sum"},
+    "tally.title": {"de": "Endstand", "fr": "Résultat", "en": "Final tally"},
+    "tally.legend": {"de": "Spiel + Rest = Summe", "fr": "Jeu + reste = total", "en": "Game + rack = final"},
     "tally.winner": {"de": "Sieger: {names}", "fr": "Gagnant : {names}", "en": "Winner: {names}"},
     "tally.tie": {"de": "Remis: {names}", "fr": "Égalité : {names}", "en": "Tie: {names}"},
     # enrollment
@@ -406,6 +407,8 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
     # menu
     "menu.title": {"de": "Menü", "fr": "Menu", "en": "Menu"},
+    "menu.select": {"de": "Fertig: wählen", "fr": "Fini : choisir", "en": "Done: select"},
+    "menu.close": {"de": "Einspruch: schließen", "fr": "Contester : fermer", "en": "Challenge: close"},
     **{
         f"menu.{item.value}": _langs(entry)
         for item, entry in (
@@ -447,6 +450,13 @@ TEXT: dict[str, dict[Lang, str]] = {
     },
 }
 """Every UI string: key -> language -> text."""
+
+HINTS = (
+    "window.hint", "blank.keys", "blank.hold", "blank.back", "hold_done", "challenge_cancels",
+    "confirm.other", "confirm.withdraw", "menu.select", "menu.close", "paused.resume",
+    "adjust.next", "adjust.keys", "adjust.hold", "adjust.done", "tally.legend", "reading.hint",
+)
+"""The keys of the hints: each fits one line of the narrowest panel (20 characters)."""
 
 
 def text(key: str, lang: Lang, **fields: object) -> str:
