@@ -24,6 +24,7 @@ from pathlib import Path
 
 import faultlog
 import pytest
+from soakharness import Launcher, board_looks, launcher
 
 from engine.events import Draw, PlayMade
 from engine.game import Game
@@ -52,19 +53,42 @@ def start_board(folder: Path) -> tuple[subprocess.Popen[bytes], Path]:
     return board, link
 
 
-def service(state: Path, out: Path, link: Path, script: Path) -> subprocess.Popen[bytes]:
-    """The service process; its log goes to ``state.log`` (shown when a run does not end)."""
+class Run:
+    """A service started through the soak's fork server (``tests/killpoint.py --serve``: the
+    imports are done once, so a restart costs the service's own start, as on the device)."""
+
+    def __init__(self, launch: Launcher, argv: list[str], log: Path) -> None:
+        self.launch = launch
+        self.pid = launch.start(argv, {}, log)
+        self.code: int | None = None
+
+    def poll(self) -> int | None:
+        if self.code is None:
+            self.code = self.launch.wait(self.pid, 0.0)
+        return self.code
+
+    def wait(self, timeout: float) -> int:
+        if self.code is None:
+            self.code = self.launch.wait(self.pid, timeout)
+        if self.code is None:
+            raise subprocess.TimeoutExpired("scoreboard run", timeout)
+        return self.code
+
+    def kill(self) -> None:
+        self.launch.kill(self.pid)
+        self.wait(30)
+
+
+def service(launch: Launcher, state: Path, out: Path, link: Path, script: Path) -> Run:
+    """The service; its log goes to ``state.log`` (shown when a run does not end)."""
     state.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{state}.log", "ab") as log:
-        return subprocess.Popen(
-            [sys.executable, "-m", "scoreboard.run_cli", "--simulate", "--link", str(link), "--script", str(script),
-             "--virtual-clock", "--out", str(out), "--set", f"paths.state_dir={state}",
-             "--set", "game.rules=de", "--set", 'game.players=["Anna", "Ben"]', "--set", "ui.language=de"],
-            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
-        )
+    argv = ["--simulate", "--link", str(link), "--script", str(script), "--virtual-clock", "--out", str(out),
+            "--set", f"paths.state_dir={state}", "--set", "game.rules=de", "--set", 'game.players=["Anna", "Ben"]',
+            "--set", "ui.language=de"]
+    return Run(launch, argv, Path(f"{state}.log"))
 
 
-def finished(proc: subprocess.Popen[bytes], state: Path) -> int:
+def finished(proc: Run, state: Path) -> int:
     """The exit code of a run left alone; one that does not end shows the end of its log."""
     try:
         return proc.wait(timeout=PATIENCE)
@@ -79,7 +103,7 @@ def shown_times(shown_log: Path) -> list[float]:
     return [float(line.split("\t", 1)[0]) for line in shown_log.read_text(encoding="utf-8").splitlines()]
 
 
-def shown_from(proc: subprocess.Popen[bytes], shown_log: Path, lines: int, moment: float) -> None:
+def shown_from(proc: Run, shown_log: Path, lines: int, moment: float) -> None:
     """Wait until the started service has shown something at or past ``moment`` of its game's
     time (or has ended, or :data:`PATIENCE` ran out)."""
     deadline = time.monotonic() + PATIENCE
@@ -162,6 +186,14 @@ def moves(committed: list[Committed]) -> tuple[list[object], dict[int, Counter[s
 def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
     script_text, expected = demo_script("de", ["Anna", "Ben"], open_lexicon("de"))
     rng = random.Random(int(os.environ.get("CRASH_SEED", "20261129")))
+    launch = launcher()
+    try:
+        play_and_kill(launch, rng, script_text, expected)
+    finally:
+        launch.close()
+
+
+def play_and_kill(launch: Launcher, rng: random.Random, script_text: str, expected: Game) -> None:
     with tempfile.TemporaryDirectory(prefix="crash-") as tmp:  # short: unix socket paths
         folder = Path(tmp)
         script = folder / "script.txt"
@@ -170,7 +202,7 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
         # the uninterrupted run
         board, link = start_board(folder / "ref")
         try:
-            ref = service(folder / "ref-state", folder / "ref-out", link, script)
+            ref = service(launch, folder / "ref-state", folder / "ref-out", link, script)
             assert ref.wait(timeout=PATIENCE) == 0
         finally:
             board.terminate()
@@ -194,14 +226,14 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
         try:
             while True:
                 before = shown_log.read_text(encoding="utf-8").splitlines() if shown_log.exists() else []
-                proc = service(state, out, link, script)
+                proc = service(launch, state, out, link, script)
                 if kills < KILLS:
                     shown_from(proc, shown_log, len(before), moments[kills])
                     try:
                         code = proc.wait(timeout=rng.uniform(0.0, 0.05))  # anywhere in the step after it
                     except subprocess.TimeoutExpired:
-                        proc.send_signal(signal.SIGKILL)
-                        proc.wait(timeout=30)
+                        proc.kill()
+                        board_looks(link)
                         kills += 1
                         faultlog.injected("SIGKILL at a random point")  # survived if this test passes
                         after = shown_log.read_text(encoding="utf-8").splitlines() if shown_log.exists() else []
@@ -209,6 +241,7 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
                         continue
                 else:
                     code = finished(proc, state)
+                board_looks(link)  # (the next service must not count as this one for the lockstep board)
                 assert code == 0
                 committed, game, result = journal_game(state)
                 if game is not None and game.over:
