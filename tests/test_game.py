@@ -501,6 +501,24 @@ def test_exchange_refused_when_the_bag_is_low() -> None:
         g.exchange(0, g.rack(0)[:1])
 
 
+def test_an_exchange_counts_the_bag_once_every_rack_is_refilled() -> None:
+    """While the bag holds a tile every rack is full: tiles a player has not drawn yet after a
+    play are that player's, not free to exchange (as the replay of a record counts them)."""
+    g = new_game("de")
+    g.draw(0, "AAAAAEE")
+    g.draw(1, "EEEEEEE")
+    g.bag.take(g.bag.tiles()[:-9])
+    g.play(0, lay(g, "8G", "AAE"))  # Anna has not drawn her three tiles yet
+    assert len(g.bag) == 9 and g.bag_after_refills == 6
+    with pytest.raises(ExchangeNotAllowedError) as info:
+        g.exchange(1, "E")
+    assert info.value.bag == 6 and "6 once every rack is refilled" in str(info.value)
+    g.draw(0)
+    assert len(g.bag) == g.bag_after_refills == 6
+    with pytest.raises(ExchangeNotAllowedError, match="holds 6 tiles; exchanging needs at least 7"):
+        g.exchange(1, "E")
+
+
 def test_nine_tile_exchange_needs_as_many_tiles_in_the_bag() -> None:
     g = new_game("de", rack=9)
     g.deal()
