@@ -113,7 +113,6 @@ class Service:
         journal: GameJournal,
         displays: Sequence[Display],
         *,
-        language: Lang,
         clock: Callable[[], float],
         seat_panels: bool = False,
         stabiliser: Stabiliser | None = None,
@@ -124,7 +123,6 @@ class Service:
         self.journal = journal
         self.displays = tuple(displays)
         self.seat_panels = seat_panels
-        self.language: Lang = language
         self.clock = clock
         self.stabiliser = stabiliser or Stabiliser()
         self.house = house
@@ -419,6 +417,13 @@ class Service:
             where = "" if seat is None else f"seat {seat + 1}\t"
             self.shown_log.write(f"{self.clock():.3f}\t{where}{screen!r}\n")
             self.shown_log.flush()
+
+    @property
+    def language(self) -> Lang:
+        """The display's language: the game's (:meth:`Context.language`, following a profile
+        chosen at the table), before the start the first profile's."""
+        ctx = self.table.context
+        return ctx.language(self.state.profile_name if self.state is not None else ctx.profile_names[0])
 
     def _house(self, effect: HouseWord) -> None:
         if self.house is None:
