@@ -663,3 +663,19 @@ def test_default_player_names_are_the_tables() -> None:
     from scoreboard.screens.text import TEXT
 
     assert DEFAULT_PLAYER == TEXT["player.default"]
+
+
+def test_the_config_command_says_what_auto_stands_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from scoreboard.cli import main
+
+    assert main(["config", "--set", "game.rules=fr", "--set", f"paths.state_dir={tmp_path}"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert 'players = "auto"  # ["Joueur 1", "Joueur 2"]' in out
+    assert "challenge = \"auto\"  # fr's own: a wrong challenger loses 10 points" in out
+    assert 'overtime = "auto"  # 0' in out
+    assert 'language = "auto"  # "fr" (the language of the game\'s profile, also of one chosen at the table)' in out
+    tomllib.loads("\n".join(line for line in out if not line.startswith("#")))  # still TOML
+    assert main(["config", "--set", "game.rules=en-tournament", "--set", "game.clock=25", "--set", "ui.language=de",
+                 "--set", f"paths.state_dir={tmp_path}"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert 'challenge = "auto"  # double' in out and 'overtime = "auto"  # 10' in out and 'language = "de"' in out
