@@ -793,8 +793,13 @@ class Game:
     def _end_turn(self, player: int, kind: TurnKind) -> None:
         self._turns.append(_Turn(player, kind))
         # A turn lost while a play's window is open cannot end the game before that play
-        # is final: the pass rule is checked again when the window closes.
-        if self._window is not None or not self._check_pass_end():
+        # is final: the pass rule is checked again when the window closes. Once the rule is
+        # met the game ends then, whatever the ruling, so no further turn is taken (a turn
+        # lost after it would be written after the end).
+        if self._window is not None:
+            if not self.profile.pass_rule_ends([(t.player, t.kind) for t in self._turns], len(self.players)):
+                self._advance()
+        elif not self._check_pass_end():
             self._advance()
 
     def _check_pass_end(self) -> bool:

@@ -133,7 +133,7 @@ class _Replayer:
         # a bonus per challenge (or word) a record without #rules may give, and the line that showed it
         self.units: tuple[tuple[int, int | None], ...] = ((5, None), (10, None))
         self.loss_due: GcgEvent | None = None  # a withdrawal under challenge=triple: its player loses the game
-        self.extension: GcgEvent | None = None  # a withdrawal under fr, until the next move shows a phony extension
+        self.withdrawal: GcgEvent | None = None  # a withdrawal, until the next move shows how it counts (after_withdrawal)
         self.final: GcgEvent | None = None  # the last play judged final (settle)
         self.end: _End | None = None
         self.late = False  # the current line came after the end, and that was reported
@@ -154,7 +154,7 @@ class _Replayer:
             Kind.TIME: self.time_penalty,
         }
         for e in self.record.events:
-            self.phony_extension(e)
+            self.after_withdrawal(e)
             self.settle(e)
             self.triple_loss_due(e)
             self.late = self.after_end(e)
@@ -227,27 +227,36 @@ class _Replayer:
             self.disagree(e, "turn order", f"{e.nick} moves", f"{nick}'s turn after {prev.nick} on line {prev.line}")
 
     def pass_rule(self, e: GcgEvent) -> None:
-        if e.kind is Kind.WITHDRAW and self.profile.phony_extension_rule:
-            self.extension = e  # decided by the next move (phony_extension)
+        if e.kind is Kind.WITHDRAW:
+            self.withdrawal = e  # decided by the next move (after_withdrawal)
             return
-        if e.kind is Kind.WITHDRAW and self.profile.challenge_outcome is ChallengeOutcome.LOSER_LOSES_GAME:
-            return  # the player lost the game first (triple_loss_due)
         if self.end is None and e.kind in _MOVES and self.profile.pass_rule_ends(self.turns, len(self.seats)):
             self.end = _End(_PASSES, e.line)
 
-    def phony_extension(self, e: GcgEvent) -> None:
-        """Under fr's phony-extension rule a withdrawn play's player may move again (no turn
-        taken: the withdrawal is no scoreless turn); otherwise the withdrawal counts for the
-        pass rule, as of its own line."""
-        w = self.extension
+    def after_withdrawal(self, e: GcgEvent) -> None:
+        """A withdrawal counts for the pass rule as of its own line, as the next move shows:
+        under fr's phony-extension rule its player may move again (then the withdrawal is no
+        scoreless turn); under challenge=triple its player lost the game first; a pass may
+        be a turn lost while the play waited for its ruling,
+        which GCG writes after the withdrawal (so whether it came after the end cannot be
+        known; the pass rule is then judged at the pass)."""
+        w = self.withdrawal
         if w is None or e.kind in (Kind.TIME, Kind.ADJUST):
             return
-        self.extension = None
-        if e.kind in _TURNS and e.nick == w.nick:
+        self.withdrawal = None
+        met = self.end is None and self.profile.pass_rule_ends(self.turns, len(self.seats))
+        if self.profile.phony_extension_rule and e.kind in _TURNS and e.nick == w.nick:
             seat = self.seats[w.nick]
             last = max(i for i, t in enumerate(self.turns) if t == (seat, TurnKind.WITHDRAWN))
             del self.turns[last]
-        elif self.end is None and e.kind is not Kind.GAME_LOST and self.profile.pass_rule_ends(self.turns, len(self.seats)):
+        elif self.profile.challenge_outcome is ChallengeOutcome.LOSER_LOSES_GAME:
+            pass  # its player lost the game first (triple_loss_due)
+        elif e.kind is Kind.PASS and met:
+            self.undecided.append(Undecided(
+                e.line, "after the end", _what(e),
+                f"the pass rule was met on line {w.line}, unless this turn was lost before that withdrawal",
+            ))
+        elif met:
             self.end = _End(_PASSES, w.line)
 
     def settle(self, e: GcgEvent) -> None:

@@ -244,10 +244,25 @@ def test_under_frs_phony_extension_rule_the_withdrawn_turn_is_no_pass() -> None:
     assert [r for r in found(fr + ">b: ADEEGIL - +0 0\n") if r[1] == "after the end"] == [
         (11, "after the end", "the game ended on line 10 (the pass rule)")
     ]
-    other = fr.replace(">a: DINNVWY - +0 38\n", ">b: ADEEGIL - +0 0\n")  # no extension: the withdrawal was the 4th
+    other = fr.removesuffix(">a: DINNVWY - +0 38\n") + ">b: ADEEGIL -A +0 0\n"  # no extension: the 4th was the withdrawal
     assert [r for r in found(other) if r[1] == "after the end"] == [
         (10, "after the end", "the game ended on line 9 (the pass rule)")
     ]
+
+
+def test_a_pass_right_after_a_withdrawal_may_be_a_turn_lost_before_it() -> None:
+    """GCG writes a withdrawal right after its play, also when a turn was lost (en: a wrong
+    challenge) while the play waited for its ruling: whether that pass came after the end
+    cannot be known, and is not counted."""
+    en = "#rules en\n" + HEAD + ">a: DINNVWY - +0 0\n>b: ADEEGIL - +0 0\n>a: DINNVWY 8D WINDY +32 32\n>a: DINNVWY -- -32 0\n"
+    assert found(en + ">b: ADEEGIL - +0 0\n") == []
+    assert undecided(en + ">b: ADEEGIL - +0 0\n") == [
+        (8, "after the end", "the pass rule was met on line 7, unless this turn was lost before that withdrawal")
+    ]
+    assert found(en + ">b: ADEEGIL - +0 0\n>a: DINNVWY - +0 0\n") == [
+        (9, "after the end", "the game ended on line 8 (the pass rule)")
+    ]
+    assert found(en + ">b: ADEEGIL -A +0 0\n") == [(8, "after the end", "the game ended on line 7 (the pass rule)")]
 
 
 def test_a_play_is_judged_against_the_target_once_when_it_becomes_final() -> None:
