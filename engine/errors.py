@@ -49,7 +49,15 @@ class VariantError(ScoreboardError, ValueError):
 
 
 class PlayerCountError(VariantError):
-    """A number of players the profile does not allow."""
+    """A number of players the profile does not allow: ``players``, the profile's
+    ``least`` and ``most`` (2 under ``challenge=triple``), the ``profile``'s name."""
+
+    def __init__(self, message: str, players: int, least: int, most: int, profile: str) -> None:
+        super().__init__(message)
+        self.players = players
+        self.least = least
+        self.most = most
+        self.profile = profile
 
 
 # --- placement ------------------------------------------------------------------------

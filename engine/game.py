@@ -377,13 +377,22 @@ class Game:
         self.log.append(Pass(player))
         self._end_turn(player, TurnKind.PASS)
 
+    @property
+    def bag_after_refills(self) -> int:
+        """The bag an exchange is judged by: its tiles less those owed to racks not yet
+        refilled (while the bag holds a tile every rack is full, docs/RULES.md)."""
+        owed = sum(max(0, self.profile.rack_size - len(rack)) for rack in self.racks)
+        return max(0, len(self.bag) - owed)
+
     def exchange(self, player: int, tiles: str, drawn: str | None = None) -> list[Tile]:
         """``player`` exchanges ``tiles`` (rack letters); ``drawn`` are the new ones, or random.
 
-        Refused while the bag holds fewer tiles than the profile allows.
+        Refused while the bag holds fewer tiles than the profile allows, counted once every
+        rack is refilled (:attr:`bag_after_refills`).
         """
         self._check_turn(player)
-        bag = len(self.bag)
+        bag = self.bag_after_refills
+        holds = f"{len(self.bag)} tiles, {bag} once every rack is refilled" if bag < len(self.bag) else f"{bag} tiles"
 
         def refuse(reason: ExchangeRefusal, message: str) -> ExchangeNotAllowedError:
             return ExchangeNotAllowedError(reason, message, bag=bag, tiles=tiles)
@@ -393,10 +402,10 @@ class Game:
         if bag < self.profile.exchange_min_bag:
             raise refuse(
                 ExchangeRefusal.BAG_TOO_SMALL,
-                f"the bag holds {bag} tiles; exchanging needs at least {self.profile.exchange_min_bag}",
+                f"the bag holds {holds}; exchanging needs at least {self.profile.exchange_min_bag}",
             )
         if len(tiles) > bag:
-            raise refuse(ExchangeRefusal.MORE_THAN_BAG, f"the bag holds {bag} tiles; {len(tiles)} cannot be exchanged")
+            raise refuse(ExchangeRefusal.MORE_THAN_BAG, f"the bag holds {holds}; {len(tiles)} cannot be exchanged")
         missing = Counter(tiles) - Counter(self.rack(player))
         if missing:
             raise refuse(
@@ -784,8 +793,13 @@ class Game:
     def _end_turn(self, player: int, kind: TurnKind) -> None:
         self._turns.append(_Turn(player, kind))
         # A turn lost while a play's window is open cannot end the game before that play
-        # is final: the pass rule is checked again when the window closes.
-        if self._window is not None or not self._check_pass_end():
+        # is final: the pass rule is checked again when the window closes. Once the rule is
+        # met the game ends then, whatever the ruling, so no further turn is taken (a turn
+        # lost after it would be written after the end).
+        if self._window is not None:
+            if not self.profile.pass_rule_ends([(t.player, t.kind) for t in self._turns], len(self.players)):
+                self._advance()
+        elif not self._check_pass_end():
             self._advance()
 
     def _check_pass_end(self) -> bool:

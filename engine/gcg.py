@@ -1,7 +1,8 @@
 """GCG game records (Poslfit's GCG 1.2) with our extensions, read and written.
 
-Reading: UTF-8 when the file declares ``#character-encoding UTF-8``, ISO-8859-1 without
-the pragma or when it declares ``ISO-8859-1`` (the same thing said aloud); any other declared
+Reading: UTF-8 when the file declares ``#character-encoding UTF-8`` or starts with a UTF-8
+byte order mark, ISO-8859-1 without either or when it declares ``ISO-8859-1`` (the same
+thing said aloud); any other declared
 encoding is a :class:`GcgEncodingError`, and so is a file whose byte order mark or NUL
 bytes show UTF-16 or UTF-32 (named in the message). An empty or blank file is a
 :class:`GcgEmptyError`. CRLF, blank lines,
@@ -198,8 +199,13 @@ def _wide(data: bytes) -> str | None:
 
 
 def decode(data: bytes) -> tuple[str, str]:
-    """Decode GCG bytes; returns (text, encoding name)."""
-    if data.startswith(b"\xef\xbb\xbf"):
+    """Decode GCG bytes; returns (text, encoding name).
+
+    A UTF-8 byte order mark means UTF-8 with or without the pragma (Notepad writes one and
+    no pragma); declaring another encoding after it is a :class:`GcgEncodingError`.
+    """
+    marked = data.startswith(b"\xef\xbb\xbf")
+    if marked:
         data = data[3:]
     wide = _wide(data)
     if wide is not None:
@@ -209,23 +215,31 @@ def decode(data: bytes) -> tuple[str, str]:
             " save it as UTF-8", 1, wide,
         )
     m = _ENCODING_RE.search(data)
-    if m is None:
-        return data.decode("iso-8859-1"), "ISO-8859-1"
-    declared = m.group(1).decode("ascii", "replace")
-    if declared.upper().replace("_", "-") in _LATIN1:
-        return data.decode("iso-8859-1"), "ISO-8859-1"
-    if declared.upper().replace("_", "-") not in ("UTF-8", "UTF8"):
+    if m is not None:
+        declared = m.group(1).decode("ascii", "replace")
+        name = declared.upper().replace("_", "-")
         line = data[: m.start(1)].count(b"\n") + 1
-        raise GcgEncodingError(
-            f"unsupported character encoding {_quote(declared)}; GCG files are UTF-8 "
-            "(declared with #character-encoding UTF-8) or ISO-8859-1 (no declaration, or ISO-8859-1)",
-            line, declared,
-        )
+        if marked and name not in ("UTF-8", "UTF8"):
+            raise GcgEncodingError(
+                f"the file starts with a UTF-8 byte order mark but declares {_quote(declared)}; save it"
+                " as UTF-8 (declared with #character-encoding UTF-8)", line, declared,
+            )
+        if name in _LATIN1:
+            return data.decode("iso-8859-1"), "ISO-8859-1"
+        if name not in ("UTF-8", "UTF8"):
+            raise GcgEncodingError(
+                f"unsupported character encoding {_quote(declared)}; GCG files are UTF-8 "
+                "(declared with #character-encoding UTF-8) or ISO-8859-1 (no declaration, or ISO-8859-1)",
+                line, declared,
+            )
+    elif not marked:
+        return data.decode("iso-8859-1"), "ISO-8859-1"
     try:
         return data.decode("utf-8"), "UTF-8"
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise GcgEncodingError(f"declared UTF-8 but byte {data[e.start]:#04x} is not UTF-8", line, "UTF-8") from None
+        why = "declared UTF-8" if m is not None else "UTF-8 by its byte order mark"
+        raise GcgEncodingError(f"{why} but byte {data[e.start]:#04x} is not UTF-8", line, "UTF-8") from None
 
 
 def read(data: bytes | str) -> GcgRecord:

@@ -3,15 +3,23 @@
 Each failed check is one :class:`Disagreement`; the replay then goes on from the recorded
 values, so one error counts once. Game records can be wrong: reporting is the job,
 adjusting to them is not. Besides the scores it checks every rule a record shows, under
-its profile and variants (docs/RULES.md): the challenge lines, exchanges against the tiles
-left in the bag, turn order, the end of the game (going out, the pass rule, the finish
-line, a triple challenge) and which rack adjustments that end allows.
+its profile and variants (docs/RULES.md): the challenge lines (each, and together for one
+play), exchanges against the tiles left in the bag, turn order, the end of the game (going
+out, the pass rule, the finish line, a triple challenge), who gets the going-out points and
+which rack adjustments that end allows, each against the tiles its player holds.
+
+Who holds what: a move's rack field is a part of its player's rack then (GCG lets it be
+partial), so what they held at their last move, less what they played since, is a part of
+their rack (``_Replayer.held``); with the board and the tile set that bounds the bag and
+the other racks. While the bag holds a tile every rack is full (a player
+refills after each move), so the bag at an exchange is the set less the board less a full
+rack per player.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .board import SIZE, Board, PlacedTile, Position, Square
 from .errors import NotationError, PlacementError
@@ -67,6 +75,7 @@ class ReplayReport:
 
 _MOVES = (Kind.PLAY, Kind.PASS, Kind.EXCHANGE, Kind.WITHDRAW)
 _TURNS = (Kind.PLAY, Kind.PASS, Kind.EXCHANGE)  # a withdrawal is no turn of its own
+_ON_THE_PLAY = (Kind.WITHDRAW, Kind.CHALLENGE, Kind.GAME_LOST)  # lines about the last play, before it is final
 
 # What may follow each end of the game besides (time) and (adjust) lines.
 _WENT_OUT = "went out"
@@ -82,6 +91,20 @@ class _End:
     line: int  # the line that ended it
 
 
+@dataclass
+class _Rulings:
+    """The challenge lines on one play so far."""
+
+    play: GcgEvent
+    bonus: int = 0  # challenge bonuses, in all
+    penalized: dict[str, int] = field(default_factory=dict)  # a wrong challenger -> the line of their penalty
+    valid: int | None = None  # the first line that ruled the play valid (a penalty or a bonus)
+
+
+def _letters(c: Counter[str]) -> str:
+    return "".join(sorted(c.elements())) or "none"
+
+
 class _Replayer:
     def __init__(self, record: GcgRecord, profile: RuleProfile, challenge_known: bool) -> None:
         self.record = record
@@ -93,16 +116,27 @@ class _Replayer:
         self.seats = {p.nick: i for i, p in enumerate(record.players)}
         self.found: list[Disagreement] = []
         self.undecided: list[Undecided] = []
-        self.plays: dict[str, tuple[GcgEvent, Placement]] = {}
+        # a player's last play, its tiles, and what was known of the rack before it
+        self.plays: dict[str, tuple[GcgEvent, Placement, Counter[str]]] = {}
         self.words: dict[int, int] = {}  # line of a play -> the number of words it formed
         self.last_move: GcgEvent | None = None  # the last play, pass, exchange or withdrawal
         self.last_turn: GcgEvent | None = None  # the last play, pass or exchange
         self.withdrawn_since = False  # a withdrawal since the last turn
         self.turns: list[tuple[int, TurnKind]] = []  # for the pass rule
         self.bonuses = dict.fromkeys(self.totals, 0)  # challenge bonuses, per player
-        self.unplaced: list[tuple[int, int]] = []  # (line, tiles) of plays not put on the board
-        self.rack_after: dict[str, int] = {}  # the fewest tiles a rack held after its player's last move
+        self.unplaced: dict[int, int] = {}  # line of a play -> its tiles not put on the board
+        self.held: dict[str, Counter[str]] = {nick: Counter() for nick in self.totals}  # a part of each rack
+        self.out: tuple[str, int] | None = None  # who went out, and the line of the play (or of the racks line)
+        self.racks_paid = False  # the going-out line came
+        self.counted: dict[str, tuple[Counter[str], int]] = {}  # a rack penalty's tiles and line, per player
+        self.rulings: _Rulings | None = None  # the challenge lines on the last play
+        # a bonus per challenge (or word) a record without #rules may give, and the line that showed it
+        self.units: tuple[tuple[int, int | None], ...] = ((5, None), (10, None))
+        self.loss_due: GcgEvent | None = None  # a withdrawal under challenge=triple: its player loses the game
+        self.withdrawal: GcgEvent | None = None  # a withdrawal, until the next move shows how it counts (after_withdrawal)
+        self.final: GcgEvent | None = None  # the last play judged final (settle)
         self.end: _End | None = None
+        self.late = False  # the current line came after the end, and that was reported
 
     def disagree(self, e: GcgEvent, check: str, recorded: object, computed: object) -> None:
         self.found.append(Disagreement(e.line, check, str(recorded), str(computed)))
@@ -120,8 +154,10 @@ class _Replayer:
             Kind.TIME: self.time_penalty,
         }
         for e in self.record.events:
-            self.finish_line(e)
-            self.after_end(e)
+            self.after_withdrawal(e)
+            self.settle(e)
+            self.triple_loss_due(e)
+            self.late = self.after_end(e)
             if e.kind in _TURNS:
                 self.turn_order(e)
             handler = handlers.get(e.kind)
@@ -144,15 +180,35 @@ class _Replayer:
             self.profile, len(self.record.events), tuple(self.found), self.board, self.totals, tuple(self.undecided)
         )
 
+    # --- who holds what -------------------------------------------------------------------
+
     def track_rack(self, e: GcgEvent) -> None:
-        """The fewest tiles ``e``'s player holds after it, as far as the record says."""
-        held = len(e.rack or "")
+        """What ``e``'s player is known to hold after it: the rack fields of their moves so
+        far (each a part of the rack then), less the tiles played or exchanged since; drawn
+        tiles are unknown. The fields of other lines are not taken: a line written while a
+        play waited for its ruling comes after that play's withdrawal in the record."""
+        if e.kind not in _TURNS:
+            return  # (a withdrawal: the rack before the play again, see withdraw)
+        held = self.held[e.nick] = self.with_field(e.nick, e.rack)
         if e.kind is Kind.PLAY and e.word is not None:
-            self.rack_after[e.nick] = max(0, held - sum(1 for ch in e.word if ch != "."))
-        elif e.kind in (Kind.PASS, Kind.EXCHANGE):
-            self.rack_after[e.nick] = held
-        elif e.kind is Kind.WITHDRAW:
-            self.rack_after[e.nick] = held  # the play's tiles are back on the rack
+            held -= Counter("?" if ch.islower() else ch for ch in e.word if ch != ".")
+        elif e.kind is Kind.EXCHANGE:
+            if e.tiles is None:
+                held.clear()  # which tiles went back is not written
+            else:
+                held -= Counter(e.tiles)
+
+    def with_field(self, nick: str, rack: str | None) -> Counter[str]:
+        """What ``nick`` is known to hold, given the rack field ``rack`` of a line: both are
+        parts of the rack, so it holds each letter as often as either says. More than a rack
+        holds shows a wrong field in the record: then the line's own field is taken."""
+        field = Counter(rack or "")
+        merged = self.held[nick] | field
+        return field if sum(merged.values()) > self.profile.rack_size else merged
+
+    def on_board(self) -> Counter[str]:
+        """The tiles on the board, as rack letters."""
+        return +Counter(self.board.letter_counts)
 
     # --- order and the end ---------------------------------------------------------------
 
@@ -171,32 +227,82 @@ class _Replayer:
             self.disagree(e, "turn order", f"{e.nick} moves", f"{nick}'s turn after {prev.nick} on line {prev.line}")
 
     def pass_rule(self, e: GcgEvent) -> None:
+        if e.kind is Kind.WITHDRAW:
+            self.withdrawal = e  # decided by the next move (after_withdrawal)
+            return
         if self.end is None and e.kind in _MOVES and self.profile.pass_rule_ends(self.turns, len(self.seats)):
             self.end = _End(_PASSES, e.line)
 
-    def finish_line(self, e: GcgEvent) -> None:
-        """A play that reached the target ends the game once it is final: when the line
-        after it is neither its withdrawal nor a ruling on it."""
+    def after_withdrawal(self, e: GcgEvent) -> None:
+        """A withdrawal counts for the pass rule as of its own line, as the next move shows:
+        under fr's phony-extension rule its player may move again (then the withdrawal is no
+        scoreless turn); under challenge=triple its player lost the game first; a pass may
+        be a turn lost while the play waited for its ruling,
+        which GCG writes after the withdrawal (so whether it came after the end cannot be
+        known; the pass rule is then judged at the pass)."""
+        w = self.withdrawal
+        if w is None or e.kind in (Kind.TIME, Kind.ADJUST):
+            return
+        self.withdrawal = None
+        met = self.end is None and self.profile.pass_rule_ends(self.turns, len(self.seats))
+        if self.profile.phony_extension_rule and e.kind in _TURNS and e.nick == w.nick:
+            seat = self.seats[w.nick]
+            last = max(i for i, t in enumerate(self.turns) if t == (seat, TurnKind.WITHDRAWN))
+            del self.turns[last]
+        elif self.profile.challenge_outcome is ChallengeOutcome.LOSER_LOSES_GAME:
+            pass  # its player lost the game first (triple_loss_due)
+        elif e.kind is Kind.PASS and met:
+            self.undecided.append(Undecided(
+                e.line, "after the end", _what(e),
+                f"the pass rule was met on line {w.line}, unless this turn was lost before that withdrawal",
+            ))
+        elif met:
+            self.end = _End(_PASSES, w.line)
+
+    def settle(self, e: GcgEvent) -> None:
+        """The last play is final when the line after it is neither its withdrawal nor a
+        ruling on it; then a play that went out, or reached the finish line's target, has
+        ended the game."""
         p = self.profile
         last = self.last_move
-        if self.end is not None or not p.target or last is None or last.kind is not Kind.PLAY:
+        if self.end is not None or last is None or last.kind is not Kind.PLAY or e.kind in _ON_THE_PLAY:
             return
-        if e.kind in (Kind.WITHDRAW, Kind.CHALLENGE, Kind.GAME_LOST):
-            return
-        scores = dict(self.totals)
-        if not p.challenge_bonus_reaches_target:
-            scores = {nick: total - self.bonuses[nick] for nick, total in scores.items()}
-        if max(scores.values()) < p.target:
-            return
-        if e.kind is Kind.END_RACKS and p.going_out_beats_finish_line:
-            return  # the play went out as well: a going-out end (end_racks)
-        self.end = _End(_FINISH, last.line)
+        if self.final is last:
+            return  # judged once, when it became final (a later correction reaches no target)
+        self.final = last
+        out = self.out is not None and self.out[1] == last.line
+        reached = False
+        if p.target:
+            scores = dict(self.totals)
+            if not p.challenge_bonus_reaches_target:
+                scores = {nick: total - self.bonuses[nick] for nick, total in scores.items()}
+            reached = max(scores.values()) >= p.target
+        if out and (not reached or p.going_out_beats_finish_line):
+            self.end = _End(_WENT_OUT, last.line)
+        elif reached and not (e.kind is Kind.END_RACKS and p.going_out_beats_finish_line):
+            self.end = _End(_FINISH, last.line)  # (a racks line: the play went out as well, see end_racks)
 
-    def after_end(self, e: GcgEvent) -> None:
-        """Events the end of the game allows after it (besides (time) and (adjust))."""
+    def triple_loss_due(self, e: GcgEvent) -> None:
+        """Under challenge=triple a withdrawn play loses its player the game: the next line
+        (but a time penalty or a correction) is that loss, or under fr's phony-extension rule
+        the same player's move."""
+        due = self.loss_due
+        if due is None or e.kind in (Kind.TIME, Kind.ADJUST):
+            return
+        self.loss_due = None
+        extends = e.kind in _TURNS and e.nick == due.nick and self.profile.phony_extension_rule
+        if e.kind is not Kind.GAME_LOST and not extends:
+            self.disagree(
+                e, "triple challenge", _what(e),
+                f"{due.nick} loses the game: the play was withdrawn on line {due.line} under {_challenge_rule(self.profile)}",
+            )
+
+    def after_end(self, e: GcgEvent) -> bool:
+        """Events the end of the game allows after it (besides (time) and (adjust)); True
+        when ``e`` is not one of them (reported)."""
         end = self.end
         if end is None or e.kind in (Kind.TIME, Kind.ADJUST):
-            return
+            return False
         p = self.profile
         if e.kind is Kind.RACK_PENALTY:
             allowed = (
@@ -207,32 +313,48 @@ class _Replayer:
             )
             if not allowed:
                 self.disagree(e, "rack adjustment", f"({e.tiles}) {e.score:+d}", f"none after {end.how} (line {end.line})")
-            return
+            return not allowed
         if e.kind is Kind.END_RACKS:
+            if end.how == _WENT_OUT and not self.racks_paid:
+                return False
             self.disagree(e, "rack adjustment", f"({e.tiles}) {e.score:+d}", f"none after {end.how} (line {end.line})")
-            return
-        if e.kind is Kind.CHALLENGE and end.how == _WENT_OUT and self.last_move is not None:
-            return  # a bonus for the going-out play, as Macondo writes it after the rack points
+            return True
+        last = self.last_move
+        if e.kind is Kind.CHALLENGE and end.how == _WENT_OUT and last is not None and last.kind is Kind.PLAY:
+            return False  # a ruling on the going-out play, as Macondo writes a bonus after the rack points
+        if e.kind is Kind.PASS and end.how == _WENT_OUT and self.accepting(e):
+            return False
         self.disagree(e, "after the end", _what(e), f"the game ended on line {end.line} ({end.how})")
+        return True
+
+    def accepting(self, e: GcgEvent) -> bool:
+        """True for the opponent's accepting pass: the next seat's pass right after the play
+        that went out (docs/RULES.md, GCG), where that play had a challenge window."""
+        last = self.last_move
+        if last is None or last.kind is not Kind.PLAY or self.profile.invalid_play_refused:
+            return False
+        return self.seats[e.nick] == (self.seats[last.nick] + 1) % len(self.seats)
 
     # --- plays ----------------------------------------------------------------------------
 
     def play(self, e: GcgEvent) -> None:
         assert e.position is not None and e.word is not None
-        self.plays[e.nick] = (e, Placement(()))  # a withdrawal takes back this play, even unread
+        before = self.with_field(e.nick, e.rack)
+        self.plays[e.nick] = (e, Placement(()), before)  # a withdrawal takes back this play, even unread
+        self.rulings = _Rulings(e)
         letters = sum(1 for ch in e.word if ch != ".")
         try:
             position = Position.from_gcg(e.position)
         except NotationError as err:
             self.disagree(e, "position", e.position, err)
-            self.unplaced.append((e.line, letters))
+            self.unplaced[e.line] = letters
             return
         placement = self.parse_word(e, position, e.word)
         if placement is None:
-            self.unplaced.append((e.line, letters))
+            self.unplaced[e.line] = letters
             return
         if len(placement.tiles) < letters:
-            self.unplaced.append((e.line, letters - len(placement.tiles)))
+            self.unplaced[e.line] = letters - len(placement.tiles)
         legal = True
         try:
             validate(self.board, placement, rack_size=self.profile.rack_size, tile_set=self.tile_set)
@@ -257,7 +379,22 @@ class _Replayer:
         for sq, tile in placement.tiles:
             if self.board[sq] is None:
                 self.board.place(sq, tile)
-        self.plays[e.nick] = (e, placement)
+        self.plays[e.nick] = (e, placement, before)
+        if e.line not in self.unplaced and self.end is None:
+            self.out = self.went_out(e, before - Counter("?" if ch.islower() else ch for ch in e.word if ch != "."))
+
+    def went_out(self, e: GcgEvent, kept: Counter[str]) -> tuple[str, int] | None:
+        """Who is out after the play ``e`` (its player keeping ``kept``, as far as known),
+        and its line: a player with no tile known whose rack and the bag are empty because
+        the others' known tiles are all the tiles not on the board. Usually the player of
+        ``e``; a player who emptied the rack earlier and never drew goes out when another's
+        draw empties the bag."""
+        held = dict(self.held, **{e.nick: kept})
+        left = self.tile_set.size - self.board.count
+        for nick in sorted(held, key=lambda n: n != e.nick):
+            if not held[nick] and left - sum(sum(c.values()) for n, c in held.items() if n != nick) <= 0:
+                return nick, e.line
+        return None
 
     def parse_word(self, e: GcgEvent, position: Position, word: str) -> Placement | None:
         """The new tiles of a play; squares that disagree are reported and left out."""
@@ -290,9 +427,13 @@ class _Replayer:
         if e.nick not in self.plays:
             self.disagree(e, "withdrawal", f"{e.nick} --", f"{e.nick} has no play to withdraw")
             return
-        played, placement = self.plays.pop(e.nick)
+        played, placement, before = self.plays.pop(e.nick)
         if prev is not played:
             self.disagree(e, "withdrawal", f"{e.nick} --", f"no play of {e.nick} just before")
+        elif self.rulings is not None and self.rulings.valid is not None:
+            self.disagree(
+                e, "withdrawal", f"{e.nick} --", f"the play on line {played.line} was ruled valid on line {self.rulings.valid}"
+            )
         seat = self.seats[e.nick]
         for i in range(len(self.turns) - 1, -1, -1):
             if self.turns[i] == (seat, TurnKind.PLAY):
@@ -302,6 +443,14 @@ class _Replayer:
         for sq, _ in placement.tiles:
             if self.board[sq] is not None:
                 self.board.remove(sq)
+        self.unplaced.pop(played.line, None)
+        self.held[e.nick] = before  # the tiles are back, the draws back in the bag
+        self.held[e.nick] = self.with_field(e.nick, e.rack)
+        if self.out is not None and self.out[1] == played.line:
+            self.out = None
+        self.rulings = None
+        if self.profile.challenge_outcome is ChallengeOutcome.LOSER_LOSES_GAME:
+            self.loss_due = e
         if e.score != -played.score:
             self.disagree(e, "withdrawal", f"{e.score:+d}", f"{-played.score:+d}")
 
@@ -320,33 +469,29 @@ class _Replayer:
     def exchange_bag(self, e: GcgEvent) -> None:
         """Exchanging needs ``exchange_min_bag`` tiles in the bag (and as many as exchanged).
 
-        The bag is the set less the board less the racks. The record gives the racks only in
-        part: the exchanging player's own (its rack field: at least the exchanged tiles), the
-        others' as they stood after their last move (they may have drawn since, up to a full
-        rack). That bounds the bag; a breach is reported when even the largest bag is too
-        small, and "cannot be known" when the bounds straddle the minimum (partial or
-        unrecorded racks, plays that could not be put on the board).
+        While the bag holds a tile every rack is full (each player refills after a move; a
+        withdrawn play's tiles are back on the rack and its draws back in the bag), so the
+        bag is the set less the board less a full rack per player, whatever the racks'
+        letters. Only tiles of plays that could not be put on the board leave it open: a
+        breach is reported when even the largest bag is too small, "cannot be known" when
+        those tiles decide.
         """
         p = self.profile
         count = e.count if e.count is not None else len(e.tiles or "")
-        on_board = sum(1 for t in self.board.cells if t is not None)
-        own = max(len(e.rack or ""), count)
-        others = [nick for nick in self.seats if nick != e.nick]
-        most = self.tile_set.size - on_board - own - sum(self.rack_after.get(n, 0) for n in others)
-        own_most = own if len(e.rack or "") == p.rack_size else p.rack_size
-        open_tiles = sum(n for _, n in self.unplaced)
-        least = self.tile_set.size - on_board - open_tiles - own_most - len(others) * p.rack_size
+        on_board = self.board.count
+        players = len(self.seats)
+        most = self.tile_set.size - on_board - players * p.rack_size
+        least = most - sum(self.unplaced.values())
         need = max(p.exchange_min_bag, count)
         written = f"-{e.tiles if e.tiles is not None else e.count}"
         if most < need:
-            how = f"{self.tile_set.size} tiles - {on_board} on the board - {own} on the rack - the others' racks"
-            self.disagree(e, "exchange", written, f"the bag holds at most {max(0, most)} ({how}); exchanging {count} needs {need}")
+            how = f"{self.tile_set.size} tiles - {on_board} on the board - {players} racks of {p.rack_size}"
+            self.disagree(e, "exchange", written, f"the bag holds {max(0, most)} ({how}); exchanging {count} needs {need}")
         elif least < need:
-            why = [f"line {', '.join(str(line) for line, _ in self.unplaced)} not placed"] if self.unplaced else []
-            why.append("racks not all known")
+            lines = ", ".join(str(line) for line in sorted(self.unplaced))
             self.undecided.append(Undecided(
                 e.line, "exchange", written,
-                f"the bag holds {max(0, least)} to {most} ({'; '.join(why)}); exchanging {count} needs {need}",
+                f"the bag holds {max(0, least)} to {most} (line {lines} not placed); exchanging {count} needs {need}",
             ))
 
     def rack_value(self, e: GcgEvent, letters: str) -> int | None:
@@ -357,9 +502,21 @@ class _Replayer:
             return None
 
     def end_racks(self, e: GcgEvent) -> None:
+        """``(RACKS) +N``: the player who went out gets the others' racks, those tiles being
+        every tile not on the board."""
         assert e.tiles is not None
         if self.end is None:
             self.end = _End(_WENT_OUT, e.line)
+        if self.late:
+            return
+        self.racks_paid = True
+        recorded = f"({e.tiles}) {e.score:+d} for {e.nick}"
+        if self.out is not None and self.out[0] != e.nick:
+            self.disagree(e, "going out", recorded, f"the points go to {self.out[0]}, who went out on line {self.out[1]}")
+        elif self.held[e.nick]:
+            self.disagree(e, "going out", recorded, f"{e.nick} holds {_letters(self.held[e.nick])}: not out")
+        if self.out is None:
+            self.out = (e.nick, e.line)
         value = self.rack_value(e, e.tiles)
         if value is None:
             return
@@ -367,17 +524,12 @@ class _Replayer:
         if e.score != expected:
             factor = "2x " if self.profile.out_bonus_factor == 2 else ""
             self.disagree(e, f"going out ({factor}{e.tiles})", f"{e.score:+d}", f"{expected:+d}")
-        on_board = Counter(t.rack_letter for t in self.board.cells if t is not None)
-        left = Counter(self.tile_set.counts) - on_board
+        left = Counter(self.tile_set.counts) - self.on_board()
         if Counter(e.tiles) != left:
-            self.disagree(
-                e,
-                "tiles left",
-                e.tiles,
-                "".join(sorted(left.elements())) or "none",
-            )
+            self.disagree(e, "tiles left", e.tiles, _letters(left))
 
     def rack_penalty(self, e: GcgEvent) -> None:
+        """``RACK (RACK) -N``: a player's own rack at the end, once, the tiles they hold."""
         assert e.tiles is not None
         if self.end is None:
             self.end = _End(_AT_TABLE, e.line)
@@ -386,7 +538,35 @@ class _Replayer:
         value = self.rack_value(e, e.tiles)
         if value is not None and e.score != -value:
             self.disagree(e, f"rack penalty ({e.tiles})", f"{e.score:+d}", f"{-value:+d}")
+        if not self.late:
+            self.own_rack(e, e.tiles)
 
+    def own_rack(self, e: GcgEvent, tiles: str) -> None:
+        """The tiles of ``e``'s rack penalty are its player's: counted once, holding what the
+        record shows that player held, none of the board's or the others' (at a going-out
+        end, whose bag is empty, exactly what the others do not hold)."""
+        nick, named = e.nick, Counter(tiles)
+        recorded = f"({tiles}) for {nick}"
+        if nick in self.counted:
+            self.disagree(e, "rack penalty", recorded, f"{nick}'s rack was counted on line {self.counted[nick][1]}")
+            return
+        self.counted[nick] = (named, e.line)
+        out = self.out[0] if self.out is not None and self.end is not None and self.end.how == _WENT_OUT else None
+        if nick == out:
+            self.disagree(e, "rack penalty", recorded, f"{nick} went out: no rack")
+            return
+        others = Counter[str]()
+        for other in self.seats:
+            if other != nick:
+                others += self.held[other] | (self.counted[other][0] if other in self.counted else Counter())
+        room = Counter(self.tile_set.counts) - self.on_board() - others
+        known = all(o in self.counted for o in self.seats if o not in (nick, out))
+        if out is not None and known and named != room:
+            self.disagree(e, "rack penalty", recorded, f"{nick}'s rack {_letters(room)} (the tiles not on the board or another rack)")
+        elif self.held[nick] - named:
+            self.disagree(e, "rack penalty", recorded, f"{nick} holds {_letters(self.held[nick])}")
+        elif named - room:
+            self.disagree(e, "rack penalty", recorded, f"{_letters(named - room)} not {nick}'s: on the board or another rack")
 
     def time_penalty(self, e: GcgEvent) -> None:
         """``(time) -N``: with a game clock in the record's rules, whole started minutes of
@@ -399,26 +579,28 @@ class _Replayer:
 
     # --- challenges ----------------------------------------------------------------------
 
-    def challenged(self, e: GcgEvent) -> GcgEvent | None:
-        """The play a challenge line is about: the last move, a play (None: reported)."""
+    def challenged(self, e: GcgEvent) -> _Rulings | None:
+        """The rulings so far on the play a challenge line is about: the last move, a play
+        (None: reported)."""
         last = self.last_move
-        if last is None or last.kind is not Kind.PLAY:
+        if last is None or last.kind is not Kind.PLAY or self.rulings is None or self.rulings.play is not last:
             self.disagree(e, "challenge", f"{_what(e)}", "no play just before to challenge")
             return None
-        return last
+        return self.rulings
 
     def challenge(self, e: GcgEvent) -> None:
         """``(challenge) +N``: the bonus for a valid challenged play; ``-N``: the wrong
-        challenger's penalty. What the profile's challenge rule gives, on the right player."""
+        challenger's penalty. What the profile's challenge rule gives, on the right player,
+        and together with the lines before on the same play."""
         if e.score == 0:
             return
-        play = self.challenged(e)
-        if play is None:
+        rulings = self.challenged(e)
+        if rulings is None:
             return
+        play = rulings.play
         p = self.profile
         recorded = f"{e.score:+d} for {e.nick}"
         if e.score > 0:
-            units = (5, 10) if not self.challenge_known else (p.challenge_bonus,)
             if self.challenge_known and p.challenge_outcome is not ChallengeOutcome.PLAYER_GETS_BONUS:
                 self.disagree(e, "challenge", recorded, f"no bonus under {_challenge_rule(p)}")
                 return
@@ -426,30 +608,60 @@ class _Replayer:
                 self.disagree(e, "challenge", recorded, f"the bonus goes to {play.nick}, whose play on line {play.line} was challenged")
                 return
             self.bonuses[e.nick] += e.score
-            words = self.words.get(play.line)
-            fits = any(e.score % u == 0 and (words is None or e.score // u <= words) for u in units)
-            if not fits:
-                per = " or ".join(f"+{u}" for u in units)
-                upto = f" (up to {words} words)" if words is not None else ""
-                self.disagree(e, "challenge", recorded, f"{per} per challenge or per challenged word{upto}")
+            rulings.bonus += e.score
+            rulings.valid = rulings.valid or e.line
+            self.bonus_units(e, rulings)
             return
         if p.challenge_outcome is not ChallengeOutcome.CHALLENGER_LOSES_POINTS or not self.challenge_known:
             self.disagree(e, "challenge", recorded, f"no points lost by a wrong challenger under {_challenge_rule(p)}")
             return
         if e.nick == play.nick:
             self.disagree(e, "challenge", recorded, f"the penalty is the challenger's, not {play.nick}'s own")
-        elif e.score != -p.challenge_penalty:
+            return
+        if e.nick in rulings.penalized:
+            self.disagree(e, "challenge", recorded, f"{e.nick} lost the challenge of line {play.line} on line {rulings.penalized[e.nick]}")
+            return
+        rulings.penalized[e.nick] = e.line
+        rulings.valid = rulings.valid or e.line
+        if e.score != -p.challenge_penalty:
             self.disagree(e, "challenge", recorded, f"{-p.challenge_penalty:+d} under {_challenge_rule(p)}")
 
+    def bonus_units(self, e: GcgEvent, rulings: _Rulings) -> None:
+        """A bonus is a whole number of the rule's units (per challenge or per challenged
+        word), in all at most one per word of the play. A record without #rules shows its
+        unit, 5 or 10, by its lines, and keeps to it."""
+        units = ((self.profile.challenge_bonus, None),) if self.challenge_known else self.units
+        words = self.words.get(rulings.play.line)
+        total = rulings.bonus
+        fits = [
+            u for u, _ in units if e.score % u == 0 and total % u == 0 and (words is None or total // u <= words)
+        ]
+        if fits:
+            if len(fits) < len(units):
+                self.units = tuple((u, e.line) for u in fits)  # this line shows the record's unit
+            return
+        per = " or ".join(f"+{u}" for u, _ in units)
+        shown = units[0][1] if len(units) == 1 else None
+        since = f", as line {shown} shows" if shown is not None else ""
+        upto = f" (up to {words} words)" if words is not None else ""
+        self.disagree(e, "challenge", f"{e.score:+d} for {e.nick}", f"{per} per challenge or per challenged word{since}{upto}")
+
     def game_lost(self, e: GcgEvent) -> None:
-        """``(triple) +0``: under challenge=triple the loser of a challenge loses the game."""
+        """``(triple) +0``: under challenge=triple the loser of a challenge loses the game:
+        the challenger when the play stands, its player when it was withdrawn."""
         p = self.profile
+        last = self.last_move
+        lost = f"{e.nick} loses the game"
         if e.score != 0:
             self.disagree(e, "triple challenge", f"{e.score:+d}", "+0")
         if p.challenge_outcome is not ChallengeOutcome.LOSER_LOSES_GAME:
-            self.disagree(e, "triple challenge", f"{e.nick} loses the game", f"no such loss under {_challenge_rule(p)}")
-        elif self.last_move is None or self.last_move.kind not in (Kind.PLAY, Kind.WITHDRAW):
-            self.disagree(e, "triple challenge", f"{e.nick} loses the game", "no play just before to challenge")
+            self.disagree(e, "triple challenge", lost, f"no such loss under {_challenge_rule(p)}")
+        elif last is None or last.kind not in (Kind.PLAY, Kind.WITHDRAW):
+            self.disagree(e, "triple challenge", lost, "no play just before to challenge")
+        elif last.kind is Kind.PLAY and e.nick == last.nick:
+            self.disagree(e, "triple challenge", lost, f"the challenger loses: {last.nick}'s play on line {last.line} stands")
+        elif last.kind is Kind.WITHDRAW and e.nick != last.nick:
+            self.disagree(e, "triple challenge", lost, f"{last.nick} loses: the play was withdrawn on line {last.line}")
         if self.end is None:
             self.end = _End(_TRIPLE, e.line)
 

@@ -177,17 +177,24 @@ class RuleProfile:
             run += 1
         return bool(turns) and run >= self.pass_end_turns(players)
 
+    @property
+    def most_players(self) -> int:
+        """The most players a game under this profile takes: ``max_players``, but 2 under
+        ``challenge=triple`` (its loser loses the game to the other)."""
+        return 2 if self.challenge_rule is ChallengeRule.TRIPLE else self.max_players
+
     def check_players(self, players: int) -> None:
-        """Raise :class:`PlayerCountError` when ``players`` is outside the profile's range
-        (or more than 2 under ``challenge=triple``: its loser loses the game to the other)."""
-        if self.challenge_rule is ChallengeRule.TRIPLE and players != 2:
-            raise PlayerCountError(f"challenge=triple is for 2 players, not {players}")
-        if not self.min_players <= players <= self.max_players:
-            raise PlayerCountError(
-                f"profile {self.name!r} is for {self.min_players}"
-                f"{'' if self.min_players == self.max_players else '-' + str(self.max_players)}"
-                f" players, not {players}"
-            )
+        """Raise :class:`PlayerCountError` when ``players`` is outside ``min_players`` to
+        :attr:`most_players`."""
+        least, most = self.min_players, self.most_players
+        if least <= players <= most:
+            return
+        if most < self.max_players:
+            message = f"challenge=triple is for 2 players, not {players}"
+        else:
+            span = str(least) if least == most else f"{least}-{most}"
+            message = f"profile {self.name!r} is for {span} players, not {players}"
+        raise PlayerCountError(message, players, least, most, self.name)
 
     def has_variants(self) -> bool:
         """True when anything but the tile set differs from the registered profile."""

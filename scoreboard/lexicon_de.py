@@ -13,26 +13,32 @@ the name. A root is judged by, in this order:
    ``Sachsen``, the plural of ``Sachse``), or a plural flag in Hunspell (names have none):
    a word;
 4. an abbreviation only, in Wiktionary: an abbreviation;
-5. a proper name in Wiktionary (place, first name, surname, other name), or in SCOWL's
-   English or Dicollecte's French lists of names: a name;
-   otherwise a form of any other Wiktionary common noun, or a noun lemma of Wikidata's
-   lexemes: a word (both also list some names as nouns, hence the order);
-6. otherwise, a root that takes only the genitive ``-s`` (the Hunspell pattern of names,
+5. a proper name in German Wiktionary (place, first name, surname, other name): a name;
+6. a form of any other Wiktionary common noun, or a noun lemma of Wikidata's lexemes: a
+   word, but when SCOWL's English or Dicollecte's French lists of names have it too, only
+   if it is explained as a word (rule 7: ``Jumbo``, ``Kurhaus``, ``Gleichschaltung``; not
+   ``Nintendo``, which Wikidata also lists as a noun);
+   in those lists of names otherwise: a name;
+7. otherwise, a root that takes only the genitive ``-s`` (the Hunspell pattern of names,
    ``Obama/S``) is a name unless it is explained as a word: a compound whose last part is
-   a known noun (of four letters or more after a short first part) after a known first part
-   (``Tomatenketschup``, ``Pyramidenbau``),
-   a noun suffix (``-chen``, ``-tum``, ``-ung``...), ``Ge...e`` (``Gekeuche``), or an
-   English common word (``Login``);
-7. anything else is kept.
+   a known noun (of four letters or more after a short first part; any common noun of the
+   sources, ``Küsten|schelf``) after a known first part, itself such a compound or not
+   (``Tomatenketschup``, ``Pyramidenbau``, ``Mohn|anbau|verbot``), the last part of a
+   common noun the sources list after a known first part (``Abschluss|kommuniqué``), a verb
+   of the list after a verb prefix (``An|drängen``), a noun suffix (``-chen``, ``-tum``,
+   ``-ung``...), ``Ge...e`` (``Gekeuche``), or an English common word (``Login``);
+8. anything else is kept.
 
-Entries that no Hunspell root explains (compounds the list spells out) get rules 1-5. A
+Entries that no Hunspell root explains (compounds the list spells out) get rules 1-6. A
 name takes its genitive forms with it (``Berlins``), not its derivations (``Berliner``).
 """
 
 from __future__ import annotations
 
+import bisect
 import csv
 import gzip
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -74,6 +80,10 @@ _NOUN_SUFFIXES = (
     "at", "it", "ose", "itis", "loge",
 )
 _LINKS = ("", "s", "es", "n", "en", "er", "e", "ens")
+_VERB_PREFIXES = (
+    "ab", "an", "auf", "aus", "bei", "dar", "durch", "ein", "fort", "her", "hin", "los", "mit", "nach", "um",
+    "vor", "weg", "zu", "zurück", "be", "ent", "er", "ver", "zer", "über", "unter", "wider",
+)
 _WIKTIONARY_NAMES = frozenset({"Toponym", "Vorname", "Nachname", "Eigenname", "Straßenname"})
 _WIKTIONARY_NOT_NOUNS = frozenset({"Affix", "Gebundenes Lexem", "Buchstabe", "Symbol"})
 
@@ -219,7 +229,11 @@ class GermanClassifier:
         self._heads = self._lower | {w.lower() for w in self._common} | declined_roots
         self._heads |= {w[:-2] for w in self._lower if w.endswith("en") and len(w) > 4}  # schreib(en)
         self._heads |= {w[:-1] for w in self._lower if w.endswith("n") and len(w) > 3}
+        self._heads |= {w[:-1] for w in self._heads if w.endswith("e") and len(w) > 4}  # Schanz(e)bau
         self._tails = {w.lower() for w in self._declined if w[:1].isupper()} | declined_roots
+        self._tails |= {w.lower() for w in self._common if w[:1].isupper() and len(w) >= 4}  # -schelf, -umsetzer
+        # the common nouns written backwards, sorted: which of them end in a word (bisect)
+        self._backwards = sorted({w.lower()[::-1] for w in self._common if w[:1].isupper()})
         self.root_kinds = {root: self._root_kind(root, "".join(flags)) for root, flags in flags_of.items()}
         self._kinds: dict[str, set[Kind]] = defaultdict(set)
         for root, flags in dic:
@@ -245,10 +259,12 @@ class GermanClassifier:
             return Kind.WORD
         if word in self._wiktionary.abbreviations and word not in self._common:
             return Kind.ABBREVIATION
-        if word in self._wiktionary.names or word in self._foreign_names:
+        if word in self._wiktionary.names:
             return Kind.NAME
-        if word in self._common:
+        if word in self._common and (word not in self._foreign_names or self._explained(word)):
             return Kind.WORD
+        if word in self._foreign_names:
+            return Kind.NAME
         if flags is None:
             return Kind.WORD
         inflection = flags - _COMPOUND_FLAGS
@@ -262,14 +278,43 @@ class GermanClassifier:
             return True
         if low.startswith("ge") and low.endswith(("e", "el", "er")):
             return True
+        if low.endswith("n") and any(  # a verb as a noun: Andrängen (an + drängen)
+            low.startswith(p) and low[len(p):] in self._lower for p in _VERB_PREFIXES
+        ):
+            return True
+        return self._compound(low, self._tails, 2) or self._last_part(low)
+
+    def _last_part(self, low: str) -> bool:
+        """``low`` (five letters or more) is the last part of a common noun of the sources,
+        after a known first part and a link (Kommuniqué: Abschluss-kommuniqué)."""
+        if len(low) < 5:
+            return False
+        back = low[::-1]
+        for longer in itertools.islice(self._backwards, bisect.bisect_right(self._backwards, back), None):
+            if not longer.startswith(back):
+                return False
+            head = longer[len(back):][::-1]
+            firsts = (head[: len(head) - len(link)] for link in _LINKS if head.endswith(link))
+            if any(len(first) >= 4 and first in self._heads for first in firsts):
+                return True
+        return False
+
+    def _compound(self, low: str, lasts: set[str], depth: int) -> bool:
+        """``low`` is a known first part, a link and a known last part (in ``lasts``); the
+        first part may be such a compound itself, ``depth`` deep (Mohn-anbau-verbot)."""
         for i in range(3, len(low) - 2):
             head, tail = low[:i], low[i:]
             if len(tail) == 3 and len(head) < 5:  # Pyramidenbau, but not Kaufhof
                 continue
-            if tail not in self._tails and not (len(tail) >= 5 and tail in self._lower):
+            if tail not in lasts and not (len(tail) >= 5 and tail in self._lower):
                 continue
             for link in _LINKS:
-                if head.endswith(link) and len(head) - len(link) >= 2 and head[: len(head) - len(link)] in self._heads:
+                first = head[: len(head) - len(link)]
+                if not head.endswith(link) or len(first) < 2:
+                    continue
+                if first in self._heads:
+                    return True
+                if depth > 1 and len(first) >= 6 and len(tail) >= 4 and self._compound(first, self._heads, depth - 1):
                     return True
         return False
 

@@ -59,13 +59,14 @@ def build_table(config: Config, tiles: Callable[[TileSet], TileLookup], state: P
 
     g = config.game
     settings = Settings(
-        language=config.language(),  # type: ignore[arg-type]
+        language=None if config.ui.language == "auto" else config.language(),  # type: ignore[arg-type]
         window_s=float(g.challenge_seconds),
         read_timeout_s=config.board.read_timeout_ms / 1000,
         refill="warn" if g.refill == "warn" else "block",
         announce=frozenset(SpeechKind(e) for e in config.voice.events) if config.voice.enabled else frozenset(),
     )
-    return Table(Context(profile, lexicon, tiles, config.player_names(), settings))
+    names = () if config.game.players == "auto" else config.game.players  # "auto": named in the game's language
+    return Table(Context(profile, lexicon, tiles, names, settings))
 
 
 def run(
@@ -98,7 +99,6 @@ def run(
         journaled: GameJournal = ScriptedJournal(journal) if script is not None else journal
         service = Service(
             build_table(config, hardware.tiles, state), journaled, hardware.displays,
-            language=config.language(),  # type: ignore[arg-type]
             clock=hardware.clock, seat_panels=hardware.seat_panels,
             stabiliser=Stabiliser(config.board.stable_reports, config.board.stable_ms / 1000),
             house=lambda language: HouseList.in_state_dir(state, language), shown=hardware.shown,

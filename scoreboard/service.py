@@ -131,7 +131,6 @@ class Service:
         journal: GameJournal,
         displays: Sequence[Display],
         *,
-        language: Lang,
         clock: Callable[[], float],
         seat_panels: bool = False,
         stabiliser: Stabiliser | None = None,
@@ -143,7 +142,6 @@ class Service:
         self.journal = journal
         self.displays = tuple(displays)
         self.seat_panels = seat_panels
-        self.language: Lang = language
         self.clock = clock
         self.stabiliser = stabiliser or Stabiliser()
         self.house = house
@@ -473,6 +471,13 @@ class Service:
         log.info("say: %s", said.text)
         parts = tuple((p.say, p.lang) for p in said.parts)
         self.voice.say(Utterance(said.text, parts, said.kind.value, said.kind in TRANSIENT))
+
+    @property
+    def language(self) -> Lang:
+        """The display's language: the game's (:meth:`Context.language`, following a profile
+        chosen at the table), before the start the first profile's."""
+        ctx = self.table.context
+        return ctx.language(self.state.profile_name if self.state is not None else ctx.profile_names[0])
 
     def _house(self, effect: HouseWord) -> None:
         if self.house is None:

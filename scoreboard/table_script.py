@@ -23,7 +23,9 @@ and sent to the simulated board's control socket; they are idempotent where a re
 service may repeat them (a tag is placed where it already lies: nothing happens).
 
 The whole script is checked before the game starts (:func:`check`, :func:`load`), against
-the table (:class:`ScriptTable`: the configured tile set, seats and racks) and the bounds,
+the table (:class:`ScriptTable`: the configured tile set, seats and racks), where the tiles
+lie (:class:`Positions`: no move or slide from an empty location, no tile placed where
+another lies or while it lies elsewhere) and the bounds,
 so that no line fails or hangs mid-game: a press or hold at most :data:`MAX_HOLD_S` (a
 minute, past any stuck-button time), ``at``/``after`` and the whole script at most
 :data:`~scoreboard.sim.commands.MAX_SCRIPT_S` (6 hours of table time), at most
@@ -56,9 +58,12 @@ from scoreboard.sim.commands import (
     Garbage,
     Geometry,
     Location,
+    Move,
     Place,
     Problem,
+    Remove,
     Reorder,
+    Slide,
     check_arity,
     command_from_words,
     finite,
@@ -141,6 +146,59 @@ class ScriptTable:
                 pass
             case _:
                 self.geometry.check(step)
+
+
+class Positions:
+    """Where a script's tiles lie, its board lines played in order on a board of the checker's
+    own: a ``place`` puts a tile that lies nowhere on an empty location (or where it already
+    lies: nothing, as a restarted service may repeat a line), ``move`` and ``slide`` take the
+    tile from a location that holds one to an empty one, ``remove`` lifts whatever is there."""
+
+    def __init__(self, tile_set: str) -> None:
+        self.tile_set = tile_set
+        self.on: dict[Location, tuple[bytes, str, int]] = {}  # location -> (tag, its name, line placed)
+        self.at: dict[bytes, Location] = {}  # tag -> location
+
+    def play(self, step: Step, number: int) -> None:
+        """Apply ``step`` (line ``number``); :class:`CommandError` (``TILES``) when it does not
+        fit where the tiles are."""
+        match step:
+            case PlaceTile():
+                self.place(step.loc, step.resolve(self.tile_set).uid, f"{step.letter}.{step.copy}", number)
+            case Place(loc, uid):
+                self.place(loc, uid, uid.hex().upper(), number)
+            case Remove(loc):
+                tile = self.on.pop(loc, None)
+                if tile is not None:
+                    del self.at[tile[0]]
+            case Move(src, dst) | Slide(src, dst):
+                tile = self.on.get(src)
+                if tile is None:
+                    raise CommandError(Problem.TILES, f"no tile on {src} to {'move' if isinstance(step, Move) else 'slide'}")
+                if src != dst:
+                    self.free(dst)
+                    del self.on[src]
+                    self.on[dst] = tile
+                    self.at[tile[0]] = dst
+            case _:
+                pass
+
+    def place(self, loc: Location, uid: bytes, name: str, number: int) -> None:
+        where = self.at.get(uid)
+        if where == loc:
+            return
+        if where is not None:
+            line = self.on[where][2]
+            raise CommandError(Problem.TILES, f"{name} lies on {where} (line {line}): move it there, or remove it first")
+        self.free(loc)
+        self.on[loc] = (uid, name, number)
+        self.at[uid] = loc
+
+    def free(self, loc: Location) -> None:
+        """Raise ``TILES`` when a tile lies on ``loc``."""
+        tile = self.on.get(loc)
+        if tile is not None:
+            raise CommandError(Problem.TILES, f"{loc} holds {tile[1]} (line {tile[2]})")
 
 
 @dataclass(frozen=True)
@@ -282,16 +340,19 @@ def parse(text: str) -> list[Line]:
 
 
 def check(text: str | bytes, table: ScriptTable, source: str | None = None) -> list[Line]:
-    """The lines of a table script, every one checked against ``table`` and the bounds.
+    """The lines of a table script, every one checked against ``table``, where the tiles
+    lie (:class:`Positions`) and the bounds.
 
     :class:`ScriptRefused` (naming ``source``) lists every bad line: one not understood,
-    not at this table, not UTF-8 (``text`` as bytes), past the script's time or its length.
+    not at this table, not where the tiles are, not UTF-8 (``text`` as bytes), past the
+    script's time or its length.
     """
     errors: list[TableScriptError] = []
     lines: list[Line] = []
     numbered = _decoded(text, errors) if isinstance(text, bytes) else _numbered(text)
     end: float | None = 0.0  # when the line before ends (a press takes its time); None: no more time
     garbage = frames = 0  # what the faults of the lines so far ask of the board (bounded as a whole too)
+    positions = Positions(table.tile_set)
     for number, raw in numbered:
         if number > MAX_LINES:
             errors.append(TableScriptError(Problem.TOO_LONG, f"more than {MAX_LINES} lines", None, number))
@@ -302,6 +363,7 @@ def check(text: str | bytes, table: ScriptTable, source: str | None = None) -> l
                 continue
             try:
                 table.check(line.step)
+                positions.play(line.step, number)
             except CommandError as e:
                 raise TableScriptError(e.problem, e.reason, line.text, number) from None
         except TableScriptError as e:

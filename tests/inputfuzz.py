@@ -68,8 +68,50 @@ def board_command(rng: random.Random, seats: int = SEATS) -> str:
     ])()
 
 
-def script_line(rng: random.Random, seats: int = SEATS) -> str:
-    """A good table script line, with a short time in front now and then."""
+class Lying:
+    """Where the tiles of a generated table script lie, so that its board lines are good ones:
+    the script checker follows the tiles too (a move from an empty location, a tile placed
+    where another lies or while it lies elsewhere are bad lines)."""
+
+    def __init__(self) -> None:
+        self.on: dict[str, str] = {}  # location -> the tile on it, as written
+
+    def command(self, rng: random.Random, seats: int = SEATS) -> str:
+        """A good board command here: a place, remove, move or slide that fits, or another."""
+        loc, other = board_loc(rng, seats), board_loc(rng, seats)
+        roll = rng.random()
+        if roll < 0.4 or (roll < 0.7 and not self.on):
+            name = tile(rng) if rng.random() < 0.8 else "04A1B2C3"
+            where = next((at for at, t in self.on.items() if t.upper() == name.upper()), None)
+            if where is not None:
+                return f"place {where} {name}"  # where it lies: nothing happens
+            if loc in self.on:
+                del self.on[loc]
+                return f"remove {loc}"
+            self.on[loc] = name
+            return f"place {loc} {name}"
+        if roll < 0.7:
+            src = rng.choice(sorted(self.on))
+            if other in self.on and other != src:
+                del self.on[other]
+                return f"remove {other}"
+            self.on[other] = self.on.pop(src)
+            if rng.random() < 0.5:
+                return f"move {src} {other}"
+            return f"slide {src} {other}" + (f" {small(rng, 0.3)}" if rng.random() < 0.5 else "")
+        if roll < 0.8:
+            self.on.pop(loc, None)
+            return f"remove {loc}"
+        command = board_command(rng, seats)
+        while command.split()[0] in ("place", "remove", "move", "slide"):
+            command = board_command(rng, seats)
+        return command
+
+
+def script_line(rng: random.Random, seats: int = SEATS, lying: Lying | None = None) -> str:
+    """A good table script line, with a short time in front now and then (its board lines
+    fit where ``lying`` says the tiles are, and move them there)."""
+    lying = lying or Lying()
     seat = rng.randrange(1, seats + 1)
     body = rng.choice([
         lambda: f"press {seat} {rng.choice(ROLES)}" + rng.choice(["", " long", f" {rng.uniform(0.05, 2):.2f}"]),
@@ -77,8 +119,8 @@ def script_line(rng: random.Random, seats: int = SEATS) -> str:
         lambda: f"hold {seat} {rng.choice(ROLES)} {rng.uniform(0.05, 1):.2f}",
         lambda: f"hold menu {rng.uniform(0.05, 1):.2f}",
         lambda: "tick",
-        lambda: board_command(rng, seats),
-        lambda: board_command(rng, seats),
+        lambda: lying.command(rng, seats),
+        lambda: lying.command(rng, seats),
     ])()
     when = rng.random()
     if when < 0.2:
@@ -116,7 +158,8 @@ def mutate(rng: random.Random, line: str) -> str:
 def table_script(rng: random.Random, lines: int = 12, bad: float = 0.3) -> bytes:
     """A table script of ``lines`` lines, each mutated with probability ``bad``; bytes, as
     read from a file (now and then a byte that makes it no UTF-8)."""
-    out = [mutate(rng, script_line(rng)) if rng.random() < bad else script_line(rng) for _ in range(lines)]
+    lying = Lying()
+    out = [mutate(rng, script_line(rng, lying=lying)) if rng.random() < bad else script_line(rng, lying=lying) for _ in range(lines)]
     if rng.random() < 0.3:
         out.append("end")
     data = bytearray("\n".join(out).encode("utf-8"))

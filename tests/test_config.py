@@ -649,11 +649,16 @@ def test_the_table_is_built_in_the_profiles_language_with_its_default_names(tmp_
     from scoreboard.run_cli import build_table
 
     config = load_config(overrides=["game.rules=fr", f"paths.state_dir={tmp_path}"])
-    ctx = build_table(config, simulated_tiles(tmp_path), tmp_path).context
-    assert (ctx.settings.language, ctx.names) == ("fr", ("Joueur 1", "Joueur 2"))
+    table = build_table(config, simulated_tiles(tmp_path), tmp_path)
+    ctx = table.context  # "auto": per game, the language of its profile (chosen at the table too)
+    assert (ctx.settings.language, ctx.names) == (None, ())
+    assert [ctx.language(p) for p in ("fr", "de", "en-tournament")] == ["fr", "de", "en"]
+    assert table.new(0.0, "fr", 2)[0].names == ("Joueur 1", "Joueur 2")
+    assert table.new(0.0, "de", 3)[0].names == ("Spieler 1", "Spieler 2", "Spieler 3")
     config = load_config(overrides=["game.rules=fr", "ui.language=en", f"paths.state_dir={tmp_path}"])
-    ctx = build_table(config, simulated_tiles(tmp_path), tmp_path).context
-    assert (ctx.settings.language, ctx.names) == ("en", ("Player 1", "Player 2"))
+    table = build_table(config, simulated_tiles(tmp_path), tmp_path)
+    assert table.context.language("fr") == "en"
+    assert table.new(0.0, "fr", 2)[0].names == ("Player 1", "Player 2")
 
 
 def test_default_player_names_are_the_tables() -> None:
@@ -661,3 +666,19 @@ def test_default_player_names_are_the_tables() -> None:
     from scoreboard.screens.text import TEXT
 
     assert DEFAULT_PLAYER == TEXT["player.default"]
+
+
+def test_the_config_command_says_what_auto_stands_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from scoreboard.cli import main
+
+    assert main(["config", "--set", "game.rules=fr", "--set", f"paths.state_dir={tmp_path}"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert 'players = "auto"  # ["Joueur 1", "Joueur 2"]' in out
+    assert "challenge = \"auto\"  # fr's own: a wrong challenger loses 10 points" in out
+    assert 'overtime = "auto"  # 0' in out
+    assert 'language = "auto"  # "fr" (the language of the game\'s profile, also of one chosen at the table)' in out
+    tomllib.loads("\n".join(line for line in out if not line.startswith("#")))  # still TOML
+    assert main(["config", "--set", "game.rules=en-tournament", "--set", "game.clock=25", "--set", "ui.language=de",
+                 "--set", f"paths.state_dir={tmp_path}"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert 'challenge = "auto"  # double' in out and 'overtime = "auto"  # 10' in out and 'language = "de"' in out

@@ -90,3 +90,42 @@ def test_seats_without_a_configured_name_are_named_in_the_display_language() -> 
         ctx = Context(get_profile, lambda _: SetLexicon(()), lambda _: None, ("Anna", "Ben"), Settings(language=language))  # type: ignore[arg-type,return-value]
         state, _ = Table(ctx).new(0.0, "fr", 3)
         assert state.names == ("Anna", "Ben", third)
+
+
+def test_the_players_menu_offers_no_third_seat_under_triple() -> None:
+    """challenge=triple is for 2 players: the menu's seats for the next game stay within it,
+    also when the next game's profile is switched back to the triple one."""
+    from scoreboard.screens.models import MenuItem
+
+    r = rig("de", 2, challenge="triple")  # the rig's "de" is the configured one, with triple
+
+    def choose(item: MenuItem) -> None:
+        r.menu()
+        for _ in range(list(MenuItem).index(item)):
+            r.menu()
+        r.done(0)
+        r.challenge(0)  # closes the menu
+
+    choose(MenuItem.PLAYERS)
+    assert r.state.next_seats == 2
+    choose(MenuItem.PROFILE)  # fr, 2 to 4 players
+    choose(MenuItem.PLAYERS)
+    assert (r.state.next_profile, r.state.next_seats) == ("fr", 3)
+    for _ in range(3):  # en, en-tournament (2), de with triple
+        choose(MenuItem.PROFILE)
+    assert (r.state.next_profile, r.state.next_seats) == ("de", 2)
+
+
+def test_a_player_count_error_carries_its_data() -> None:
+    import pytest
+
+    from engine.errors import PlayerCountError
+    from engine.rules import get_profile
+
+    with pytest.raises(PlayerCountError) as info:
+        get_profile("de").with_variants(challenge="triple").check_players(3)
+    assert (info.value.players, info.value.least, info.value.most, info.value.profile) == (3, 2, 2, "de")
+    with pytest.raises(PlayerCountError) as info:
+        get_profile("en-tournament").check_players(4)
+    assert (info.value.players, info.value.least, info.value.most, info.value.profile) == (4, 2, 2, "en-tournament")
+    assert get_profile("de").with_variants(challenge="triple").most_players == 2 < get_profile("de").most_players

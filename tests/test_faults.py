@@ -603,7 +603,7 @@ def service_rig(state: Path) -> tuple[Rig, Service, Clock, io.StringIO]:
     r = rig("de", 2, words=("HAUS", "BOHNE"))
     shown = io.StringIO()
     service = Service(r.table, Journal.open(state), [Display(dummy(width=128, height=64, mode="1"))],
-                      language="de", clock=clock, shown=shown)
+                      clock=clock, shown=shown)
     service.start("de", 2)
 
     def feed(event: object) -> None:

@@ -361,6 +361,31 @@ def test_en_one_player_passing_twice_ends_the_game() -> None:
     assert g.termination is Termination.PASSES
 
 
+def test_once_a_turn_lost_meets_the_pass_rule_while_a_play_waits_no_further_turn_is_taken() -> None:
+    """en: Ben passed; his wrong challenge costs him the turn after Anna's play. That meets the
+    pass rule (two in a row) while her play waits for its window: the game ends when it is
+    final, so Cem's own lost turn is not taken (it would be written after the end)."""
+    from engine import gcg
+    from engine.replay import replay
+
+    g = new_game("en", 4)
+    for seat, rack in enumerate(("ABCDEFG", "HIJKLMN", "OPRSTUV", "WXYZEEI")):
+        g.draw(seat, rack)
+    g.play(0, lay(g, "8G", "AB"))
+    g.pass_turn(1)
+    g.play(2, lay(g, "9H", "OP"))
+    g.rule_challenge(1)  # valid: Ben loses his next turn
+    g.play(3, lay(g, "10H", "WX"))
+    g.rule_challenge(2)  # valid: Cem loses his next turn
+    g.play(0, lay(g, "11H", "CD"))
+    lost = [e.player for e in g.events if isinstance(e, Passed) and e.reason is TurnKind.LOST_TURN]
+    assert lost == [1] and not g.over
+    g.close_window()
+    assert g.termination is Termination.PASSES
+    record = gcg.record_from_events(list(g.players), g.events, g.profile)
+    assert replay(gcg.read(gcg.write(record).encode("utf-8"))).disagreements == ()
+
+
 def test_en_tournament_six_scoreless_turns_with_exchanges() -> None:
     g = new_game("en-tournament")
     g.deal()
@@ -499,6 +524,24 @@ def test_exchange_refused_when_the_bag_is_low() -> None:
     g.bag.take(g.bag.tiles()[:-6])
     with pytest.raises(ExchangeNotAllowedError, match="holds 6 tiles; exchanging needs at least 7"):
         g.exchange(0, g.rack(0)[:1])
+
+
+def test_an_exchange_counts_the_bag_once_every_rack_is_refilled() -> None:
+    """While the bag holds a tile every rack is full: tiles a player has not drawn yet after a
+    play are that player's, not free to exchange (as the replay of a record counts them)."""
+    g = new_game("de")
+    g.draw(0, "AAAAAEE")
+    g.draw(1, "EEEEEEE")
+    g.bag.take(g.bag.tiles()[:-9])
+    g.play(0, lay(g, "8G", "AAE"))  # Anna has not drawn her three tiles yet
+    assert len(g.bag) == 9 and g.bag_after_refills == 6
+    with pytest.raises(ExchangeNotAllowedError) as info:
+        g.exchange(1, "E")
+    assert info.value.bag == 6 and "6 once every rack is refilled" in str(info.value)
+    g.draw(0)
+    assert len(g.bag) == g.bag_after_refills == 6
+    with pytest.raises(ExchangeNotAllowedError, match="holds 6 tiles; exchanging needs at least 7"):
+        g.exchange(1, "E")
 
 
 def test_nine_tile_exchange_needs_as_many_tiles_in_the_bag() -> None:

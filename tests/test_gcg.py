@@ -180,6 +180,22 @@ def test_byte_order_mark_with_pragma() -> None:
     assert record.pragmas == []
 
 
+def test_a_utf8_byte_order_mark_means_utf8_without_the_pragma() -> None:
+    """Notepad writes UTF-8 with a byte order mark and no pragma: the mark is unambiguous."""
+    data = "\ufeff#player1 jörg Jörg\n#player2 b B\n>jörg: BÄRENTU 8D BÄREN +30 30\n".encode("utf-8")
+    record = gcg.read(data)
+    assert record.encoding == "UTF-8" and record.players[0].nick == "jörg"
+    assert record.events[0].word == "BÄREN"
+    with pytest.raises(GcgEncodingError) as info:  # a mark that contradicts the declaration
+        gcg.read(b"\xef\xbb\xbf#character-encoding ISO-8859-1\n#player1 a A\n")
+    assert info.value.encoding == "ISO-8859-1" and info.value.line == 1
+    assert "byte order mark" in str(info.value)
+    with pytest.raises(GcgEncodingError) as info:  # the mark says UTF-8: bytes that are not are named
+        gcg.read(b"\xef\xbb\xbf#player1 a A\n#note caf\xe9\n")
+    assert info.value.encoding == "UTF-8" and info.value.line == 2
+    assert "byte order mark" in str(info.value)
+
+
 def test_byte_order_mark_does_not_hide_the_first_line() -> None:
     record = gcg.read(b"\xef\xbb\xbf#player1 doug Doug\n#player2 emely Emely\n")
     assert [p.nick for p in record.players] == ["doug", "emely"]

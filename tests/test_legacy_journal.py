@@ -65,7 +65,7 @@ def test_the_unfinished_game_resumes_where_it_stood(state: Path) -> None:
     display = Display(dummy(width=128, height=64, mode="1"))
     service = Service(
         build_table(config, simulated_tiles(state), state), Journal.open(state), [display],
-        language="de", clock=lambda: now[0],
+        clock=lambda: now[0],
     )
     service.start("de", 2)
     try:

@@ -80,7 +80,7 @@ def service_panels(tmp_path: Path, players: int) -> tuple[Rig, Service, list[Dis
     """A rig whose presses go through a real Service with one dummy panel per seat."""
     r = rig("de", players, words=("HAUS",))
     panels = [Display(dummy(width=128, height=64, mode="1")) for _ in range(players)]
-    service = Service(r.table, Journal.open(tmp_path), panels, language="de", clock=lambda: r.now, seat_panels=True)
+    service = Service(r.table, Journal.open(tmp_path), panels, clock=lambda: r.now, seat_panels=True)
     service.start("de", players)
 
     def feed(event: object) -> None:

@@ -33,7 +33,7 @@ class Clock:
 
 def service_for(r: Rig, state: Path, clock: Clock) -> Service:
     display = Display(dummy(width=128, height=64, mode="1"))
-    return Service(r.table, Journal.open(state), [display], language="de", clock=clock)
+    return Service(r.table, Journal.open(state), [display], clock=clock)
 
 
 def mirror_into(r: Rig, service: Service, clock: Clock) -> None:
@@ -81,7 +81,7 @@ def test_records_are_journaled_before_the_screen_and_a_restart_resumes(tmp_path:
     # a restart: the same game, paused until a button is pressed
     clock.now += 100
     again = Service(r.table, Journal.open(tmp_path), [Display(dummy(width=128, height=64, mode="1"))],
-                    language="de", clock=clock)
+                    clock=clock)
     again.start("de", 2)
     assert again.game_id == info.id and again.state is not None
     assert again.state.game is not None and again.state.game.log == r.game.log
@@ -137,7 +137,7 @@ def test_script_lines_are_journaled_with_the_records(tmp_path: Path) -> None:
     clock = Clock()
     r = rig("de", 2, words=("HAUS",))
     journal = ScriptedJournal(Journal.open(tmp_path))
-    service = Service(r.table, journal, [Display(dummy(width=128, height=64, mode="1"))], language="de", clock=clock)
+    service = Service(r.table, journal, [Display(dummy(width=128, height=64, mode="1"))], clock=clock)
     service.start("de", 2)
     mirror_into(r, service, clock)
     journal.line, journal.until = 7, 12.5
@@ -200,3 +200,51 @@ def test_a_moment_alone_that_a_full_disk_refuses_does_not_undo_its_step(
     last = [e for e in service.journal.entries(service.game_id) if e.kind == MOMENT_KIND][-1]
     assert decode_entry(last.kind, last.payload, r.tile_set) == moment_of(service.state)
     service.close()
+
+
+def test_the_display_follows_the_profile_chosen_at_the_table(tmp_path: Path) -> None:
+    """ui.language and game.players "auto": the screens and the default names are in the
+    language of the game's profile, also of one chosen from the menu for the next game; an
+    explicit language or names still win."""
+    from scoreboard.controller import Context, Settings, Table
+    from scoreboard.screens import render
+    from scoreboard.screens.models import DrawForFirstScreen, MenuItem
+    from engine.rules import get_profile
+
+    def table(language: str | None, names: tuple[str, ...] = ()) -> tuple[Service, Clock]:
+        ctx = Context(get_profile, lambda _: None, lambda _: None, names, Settings(language=language))  # type: ignore[arg-type,return-value]
+        clock = Clock()
+        display = Display(dummy(width=128, height=64, mode="1"))
+        service = Service(Table(ctx), Journal.open(tmp_path / (language or "auto") / str(len(names))), [display], clock=clock)
+        service.start("de", 2, paused=False)
+        return service, clock
+
+    def to_french(service: Service, clock: Clock) -> None:
+        """Menu -> Profile (de -> fr), then New game."""
+        def press(role: Role, seat: int | None = None) -> None:
+            clock.now += 0.5
+            service.handle(ButtonEvent(seat, role, Kind.PRESS, clock.now))
+
+        for item in (MenuItem.PROFILE, MenuItem.NEW_GAME):
+            press(Role.MENU)
+            for _ in range(list(MenuItem).index(item)):
+                press(Role.MENU)
+            press(Role.DONE, 0)
+            if item is MenuItem.PROFILE:
+                press(Role.CHALLENGE, 0)  # the menu stays on a setting until closed
+
+    service, clock = table(None)
+    assert service.state is not None and service.state.names == ("Spieler 1", "Spieler 2")
+    to_french(service, clock)
+    state = service.state
+    assert state is not None and state.profile_name == "fr"
+    assert state.names == ("Joueur 1", "Joueur 2")
+    shown = state.shown.table
+    assert isinstance(shown, DrawForFirstScreen)
+    assert service.displays[0].image is not None
+    assert service.displays[0].image.tobytes() == render(shown, "fr").tobytes() != render(shown, "de").tobytes()
+    fixed, clock = table("de", ("Anna",))
+    to_french(fixed, clock)
+    assert fixed.state is not None and fixed.state.names == ("Anna", "Spieler 2")
+    assert fixed.displays[0].image is not None
+    assert fixed.displays[0].image.tobytes() == render(fixed.state.shown.table, "de").tobytes()  # type: ignore[arg-type]

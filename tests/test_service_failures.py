@@ -118,7 +118,7 @@ def test_an_unexpected_error_inside_a_step_loses_nothing_and_shows_nothing_unjou
         folder = tmp_path / f"at-{at}"
         r = rig("de", 2, words=("HAUS", "BOHNE", "OB", "NEU"))
         display = Display(dummy(width=128, height=64, mode="1"))
-        service = Service(r.table, Journal.open(folder), [display], language="de", clock=lambda: r.now)
+        service = Service(r.table, Journal.open(folder), [display], clock=lambda: r.now)
         service.start("de", 2)
         fault = Fault(at)
         with monkeypatch.context() as m:

@@ -41,7 +41,7 @@ def _display() -> Display:
 
 def wired(r: Rig, state: Path, clock: Clock) -> Service:
     """A service on ``state`` that takes every input the rig feeds its own table."""
-    service = Service(r.table, Journal.open(state), [_display()], language="de", clock=clock)
+    service = Service(r.table, Journal.open(state), [_display()], clock=clock)
     service.start(r.profile.name, len(r.names))
     original = r.feed
 
@@ -119,7 +119,7 @@ def test_a_crash_between_the_last_move_and_finish_still_records_the_result(folde
     service.journal.close()
 
     clock.now += 50
-    again = Service(r.table, Journal.open(state), [_display()], language="de", clock=clock)
+    again = Service(r.table, Journal.open(state), [_display()], clock=clock)
     again.start("de", 2)
     assert again.state is not None and isinstance(again.state.phase, Over)  # the game is over ...
     info = again.journal.game(game_id)

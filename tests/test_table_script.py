@@ -222,3 +222,34 @@ def test_numbers_too_long_for_int_are_refused_and_long_lines_shortened_in_the_me
     with pytest.raises(ScriptRefused) as err:
         check(f"press {huge} done\n", TWO)
     assert len(str(err.value)) < 400 and "(5011 characters)" in str(err.value)
+
+
+def test_board_lines_follow_where_the_tiles_are() -> None:
+    """The checker plays the script's board lines on a board of its own: a move or a slide
+    from an empty location, a tile placed where another lies or placed again elsewhere while
+    it lies somewhere (a tile is in one place) are refused before the game."""
+    script = (
+        "place H8 A.0\n"  # 1
+        "place H9 A.0\n"  # 2: A.0 lies on H8
+        "move J9 H10\n"  # 3: nothing on J9
+        "slide K1 K2\n"  # 4: nothing on K1
+        "place R1.1 E.0\n"  # 5
+        "place R1.1 E.1\n"  # 6: R1.1 holds E.0
+        "move R1.1 H8\n"  # 7: H8 holds A.0
+        "remove H8\n"  # 8
+        "move R1.1 H8\n"  # 9
+        "place H8 E.0\n"  # 10: where it lies already (a restarted service repeats lines)
+        "place R1.2 04A1B2C3\n"  # 11
+        "place H9 04a1b2c3\n"  # 12: lies on R1.2
+        "remove J1\n"  # 13: nothing there, nothing happens
+        "end\n"
+    )
+    assert refusal(script) == [
+        (2, Problem.TILES, "A.0 lies on H8 (line 1): move it there, or remove it first"),
+        (3, Problem.TILES, "no tile on J9 to move"),
+        (4, Problem.TILES, "no tile on K1 to slide"),
+        (6, Problem.TILES, "R1.1 holds E.0 (line 5)"),
+        (7, Problem.TILES, "H8 holds A.0 (line 1)"),
+        (12, Problem.TILES, "04A1B2C3 lies on R1.2 (line 11): move it there, or remove it first"),
+    ]
+    assert [line.number for line in check("place H8 A.0\nmove H8 H9\nslide H9 H10 0.2\nplace H9 A.1\n", TWO)] == [1, 2, 3, 4]

@@ -36,7 +36,7 @@ def on_service(r: Rig, state: Path, clock: Clock) -> Service:
     """A service started on ``state`` that takes the rig's inputs; the rig follows its state."""
     clock.now = r.now = max(r.now, clock.now) + 30  # (a restart takes a while)
     service = Service(r.table, Journal.open(state), [Display(dummy(width=128, height=64, mode="1"))],
-                      language="de", clock=clock)
+                      clock=clock)
     service.start(r.profile.name, len(r.names))
     assert service.state is not None
     r.state = service.state

@@ -25,7 +25,7 @@ class TileLookup(Protocol):
 class Settings:
     """Timings (seconds) and choices of the table."""
 
-    language: Lang = "de"
+    language: Lang | None = "de"  # None: the language of the game's profile (docs: ui.language "auto")
     window_s: float = 20.0  # the challenge window when the profile's deadline comes later
     read_timeout_s: float = 3.0  # Done waits this long for a settled board read
     result_s: float = 5.0  # a challenge ruling stays on the display
@@ -42,7 +42,8 @@ class Settings:
 class Context:
     """``profiles``: a profile name to the profile with the configured variants;
     ``lexicons``: a language to its lexicon (house lists applied); ``tiles``: a tile set to
-    its registry; ``names``: the configured player names in seat order."""
+    its registry; ``names``: the configured player names in seat order (seats beyond them
+    get default names in the game's language)."""
 
     profiles: Callable[[str], RuleProfile]
     lexicons: Callable[[str], Lexicon]
@@ -50,3 +51,11 @@ class Context:
     names: tuple[str, ...] = ("Player 1", "Player 2")
     settings: Settings = field(default_factory=Settings)
     profile_names: tuple[str, ...] = tuple(PROFILES)
+
+    def language(self, profile: str) -> Lang:
+        """The display's language in a game under the profile ``profile``: the configured
+        one, else the profile's own (its tile set's: de, fr, else en)."""
+        if self.settings.language is not None:
+            return self.settings.language
+        language = self.profiles(profile).tile_set.language
+        return language if language in ("de", "fr") else "en"  # type: ignore[return-value]

@@ -76,13 +76,13 @@ def choose(ctx: Context, s: TableState, item: MenuItem, seat: int) -> Step:
         case MenuItem.PLAYERS:
             profile = ctx.profiles(s.next_profile)
             n = s.next_seats + 1
-            seats = n if n <= profile.max_players else profile.min_players
+            seats = n if n <= profile.most_players else profile.min_players
             return replace(s, next_seats=seats, mode=Menu(MENU_ITEMS.index(item), under)), ()
         case MenuItem.PROFILE:
             names = ctx.profile_names
             name = names[(names.index(s.next_profile) + 1) % len(names)] if s.next_profile in names else names[0]
             profile = ctx.profiles(name)
-            seats = max(profile.min_players, min(profile.max_players, s.next_seats))
+            seats = max(profile.min_players, min(profile.most_players, s.next_seats))
             return replace(s, next_profile=name, next_seats=seats, mode=Menu(MENU_ITEMS.index(item), under)), ()
         case MenuItem.PAUSE:
             return (pause(s) if playing else s), ()

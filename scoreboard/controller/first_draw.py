@@ -36,7 +36,7 @@ def new_game(ctx: Context, s: TableState, profile_name: str, seats: int) -> Tabl
         profile_name=profile_name,
         seats=seats,
         names=tuple(
-            names[i] if i < len(names) else text("player.default", ctx.settings.language, n=i + 1) for i in range(seats)
+            names[i] if i < len(names) else text("player.default", ctx.language(profile_name), n=i + 1) for i in range(seats)
         ),
         next_profile=profile_name,
         next_seats=seats,

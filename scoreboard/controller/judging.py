@@ -175,8 +175,8 @@ def _nothing_laid(ctx: Context, s: TableState, seat: int, snap: BoardSnapshot, l
     if returned or drawn:
         if len(returned) != len(drawn):  # an exchange half done, or tiles in a hand
             return error(ctx, s, ErrorKind.BAD_PLAY, f"rack: {len(returned)} out, {len(drawn)} in"), ()
-        if len(game.bag) < game.profile.exchange_min_bag:
-            return error(ctx, s, ErrorKind.EXCHANGE_NOT_ALLOWED, str(len(game.bag))), ()
+        if game.bag_after_refills < game.profile.exchange_min_bag:
+            return error(ctx, s, ErrorKind.EXCHANGE_NOT_ALLOWED, str(game.bag_after_refills)), ()
         asked = Confirming(ConfirmKind.EXCHANGE, seat, returned, drawn, rack)
     else:
         asked = Confirming(ConfirmKind.PASS, seat, rack=rack)

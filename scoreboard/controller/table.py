@@ -55,7 +55,7 @@ class Table:
         """A table waiting for the draw for the first player."""
         ctx = self.context
         name = profile or ctx.profile_names[0]
-        count = seats or len(ctx.names)
+        count = seats or max(len(ctx.names), 2)
         s = TableState(Lobby(), name, count, (), name, count, now=now)
         return finish(ctx, new_game(ctx, s, name, count), ())
 

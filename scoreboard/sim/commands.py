@@ -88,6 +88,7 @@ class Problem(enum.Enum):
     NUMBER = "number"  # not a number, or out of its range
     WORD = "word"  # not the word expected there ('reader', 'reboot', 'dead|garbage' ...)
     TABLE = "table"  # not at this table: a rack slot, a reader, a button or a tile it lacks
+    TILES = "tiles"  # not where the tiles are (a table script): a move from an empty location, a tile placed twice
     TOO_LONG = "too long"  # a line, a request or a script longer than its bound
     ENCODING = "encoding"  # not UTF-8
 
