@@ -45,8 +45,8 @@ class Costs:
     - each finished exchange: 1.5 transactions to find the reader behind the IRQ line, 2 to
       fetch the answer, 30 us in ``Select.answer``; each next exchange 7 to launch; two
       CRC_A (40 us each) per full select;
-    - end of a read: CMD_IDLE, transmitter off, antenna deselected, IRQ released (4
-      transactions), 40 us of debounce.
+    - end of a read, a fault's too: CMD_IDLE, transmitter off, antenna deselected, IRQ
+      released (4 transactions), 40 us of debounce.
 
     ``tag_powerup_us``: how long a tag needs in the field before it answers (ISO 14443-3
     allows 5 ms); a WUPA sent sooner after the antenna was switched on goes unanswered.
@@ -418,7 +418,7 @@ class FakeHal(Hal):
         c = self.costs
         self._cpu(c.cpu_pick_us)
         self._switch(reader, antenna)
-        self.field[reader] = True
+        self.field[reader] = reader not in self.unaddressed  # hal_rp2 leaves a reader in error unpowered
         self.field_since[reader] = self.now_us
         self.reads_started += 1
         if known is not None:
@@ -511,7 +511,7 @@ class FakeHal(Hal):
                 continue
             if job.done_us is None or job.done_us > self.now_us:  # past its deadline, no IRQ
                 job.outcome = ReaderFault(best, "no answer within %d us" % exchange_deadline_us(self.timeout_us))
-                self._end(best, job, clean=False)
+                self._end(best, job)
                 return best
             self._cpu(c.cpu_exchange_us)
             if job.radio:
@@ -525,13 +525,14 @@ class FakeHal(Hal):
             self._end(best, job)
             return best
 
-    def _end(self, reader: int, job: _Job, clean: bool = True) -> None:
-        """The read is over: CMD_IDLE, transmitter off, antenna deselected, IRQ released."""
+    def _end(self, reader: int, job: _Job) -> None:
+        """The read is over, by a fault too (as ``hal_rp2._finish``): CMD_IDLE, transmitter off,
+        antenna deselected, IRQ released. A hung reader's drivers take the write: its field is
+        off from its fault to its reset, as every idle reader's."""
         self.jobs[reader] = None
         self.finished[reader] = job
-        if clean:
-            self._cpu(self.costs.cpu_end_us)
-            self.idle_commands[reader] += 1
+        self._cpu(self.costs.cpu_end_us)
+        self.idle_commands[reader] += 1
         if self.release_idle:
             self.field[reader] = False
             self._switch(reader, -1)

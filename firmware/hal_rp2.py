@@ -1,6 +1,7 @@
 """The HAL on the reference build: RP2040, MFRC522 readers, MCP23S17 antenna switches.
 
-Never imported under CPython (only compiled in the tests). Wiring (hardware/README.md):
+The tests run this file unchanged on register-level fakes of the chips and of MicroPython's
+modules (``tests/chipfakes``, ``tests/test_firmware_rp2.py``). Wiring (hardware/README.md):
 
 - SPI0 at 4 MHz (SCK GP2, MOSI GP3, MISO GP4) to every reader strip. Chip selects go
   through two 74HC154 decoders: address A0-A3 on GP6-GP9, strobe of decoder 0 (readers
@@ -134,7 +135,7 @@ class Rp2Hal(Hal):
         self._error = [None] * readers
         self._done = []
         self._order = []  # busy readers, oldest exchange first
-        self._check_late = 0
+        self._check_late = time.ticks_us()  # not 0: ticks_us does not start at 0 after a soft reset
         self._latch = [RST_BIT] * readers  # expander outputs: RST high, no antenna
         self._timeout_reload = 60
         self._link = link
@@ -381,10 +382,12 @@ class Rp2Hal(Hal):
         return 1
 
     def _finish(self, r, error=None):
-        if not isinstance(error, ReaderFault):
-            self._write(r, CommandReg, CMD_IDLE)  # whatever the reader was doing stops
-            self._write(r, TxControlReg, 0x80)  # no field while idle: the keep-out holds
-            self._write(r, ComIrqReg, 0x7F)  # an idle reader must not hold the IRQ line low
+        # Every ending, a fault's too: a hung reader's command logic may be wedged, but its
+        # TxControlReg still switches the drivers off, and one that left the bus ignores the
+        # writes. Its antenna is deselected through the expander in any case.
+        self._write(r, CommandReg, CMD_IDLE)  # whatever the reader was doing stops
+        self._write(r, TxControlReg, 0x80)  # no field while idle: the keep-out holds
+        self._write(r, ComIrqReg, 0x7F)  # an idle reader must not hold the IRQ line low
         self._switch(r, RST_BIT)  # no antenna selected either
         self._launch_at[r] = None
         self._busy[r] = False

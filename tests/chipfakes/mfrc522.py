@@ -132,6 +132,7 @@ class Mfrc522:
         self.protocol_errors: list[str] = []  # SPI bytes that break the datasheet's framing
         self.resets = 0  # hard resets (RST low, then high)
         self.exchanges = 0  # frames sent on air
+        self._tx_start = 0  # when the last one began
         self._reset_registers()
 
     # --- power and reset ------------------------------------------------------------------
@@ -199,6 +200,7 @@ class Mfrc522:
         self._gen += 1
         if self.modem in (MODEM_TRANSMITTING, MODEM_RX_WAIT, MODEM_WAIT_DATA):
             self.modem = MODEM_TRANSMITTING
+            self.board.wedged.append((self.index, self._tx_start))  # the exchange in flight never ends
 
     def kill(self) -> None:
         """The chip drops off SPI (a broken MISO or chip select): reads 0xFF, writes are lost."""
@@ -305,7 +307,7 @@ class Mfrc522:
                 self._start_timer()
         elif reg == BitFramingReg:
             regs[reg] = value & 0x7F
-            if value & 0x80 and self.command == TRANSCEIVE:
+            if value & 0x80 and (self.command == TRANSCEIVE or self.hung):  # a wedged chip takes it, never ends it
                 self._start_send()
         elif reg == TxControlReg:
             regs[reg] = value
@@ -376,7 +378,7 @@ class Mfrc522:
         board = self.board
         self.modem = MODEM_TRANSMITTING
         self.exchanges += 1
-        start = board.clock.now
+        start = self._tx_start = board.clock.now
         board.exchange_started(self.index, frame, bits)
         gen = self._gen = self._gen + 1
         board.clock.after(reader_frame_us(len(frame), bits), lambda: self._tx_done(gen, frame, bits, start))

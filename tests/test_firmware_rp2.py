@@ -1,0 +1,320 @@
+"""``firmware/hal_rp2.py`` run unchanged on register-level fakes of the reference build's chips.
+
+``tests/chipfakes`` models the MFRC522s (registers, FIFO, timer, IRQ pin, the radio), the
+ISO 14443-3 tags, the MCP23S17s (the A2/HAEN erratum included), the chip-select decoders,
+MicroPython's ``machine``/``time``/``select``/``sys`` and its USB CDC per release. The real
+``Rp2Hal``, ``Scanner`` and ``Controller`` run on them; the host decodes what comes out of
+the USB cable. Everything is checked from the chips' own state, not from what the HAL
+believes. Virtual time only; ``time.ticks_us`` wraps 2 s into every run.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from chipfakes import KeyboardInterruptOnBoard, ReferenceBoard, WatchdogReset, snapshot_tags
+from chipfakes.mcp23s17 import HAEN, IOCON
+
+import firmware.mcp23s17
+from drivers.board import protocol as P
+from firmware import frames as F
+from firmware.controller import Controller
+from firmware.hal import SETTLE_US, exchange_deadline_us
+from firmware.scanner import Scanner
+
+UID_A = bytes.fromhex("04A1B2C3D4E5F6")
+
+
+def uid(n: int) -> bytes:
+    return bytes((0x04, n >> 8, n & 0xFF, 0x5A, 0x11, 0x22, 0x33))
+
+
+def rig(board: ReferenceBoard | None = None, hal_options: dict[str, Any] | None = None,
+        **scanner_options: Any) -> tuple[ReferenceBoard, Any, Scanner, Controller]:
+    board = board or ReferenceBoard()
+    hal = board.boot(**(hal_options or {}))
+    scanner = Scanner(hal, board.layout, **scanner_options)
+    return board, hal, scanner, Controller(hal, board.layout, scanner=scanner)
+
+
+def late_game(board: ReferenceBoard, seed: int = 1, tiles: int = 60) -> dict[int, bytes]:
+    """``tiles`` tags on random cells and two full racks; loc -> UID."""
+    rng = random.Random(seed)
+    cells = rng.sample([F.cell_loc(r, c) for r in range(15) for c in range(15)], tiles)
+    placed = {loc: uid(n) for n, loc in enumerate(cells)}
+    for rack in range(2):
+        for slot in range(7):
+            placed[F.slot_loc(rack, slot)] = uid(1000 + 16 * rack + slot)
+    for loc, value in placed.items():
+        board.place(loc, value)
+    return placed
+
+
+def faults(messages: list[tuple[int, P.Message]]) -> list[tuple[int, int, P.FaultCode]]:
+    return [(t, m.reader, m.code) for t, m in messages if isinstance(m, P.Fault)]
+
+
+# --- boot -----------------------------------------------------------------------------------
+
+
+def test_rp2hal_boots_on_the_chips_as_the_datasheets_want() -> None:
+    board = ReferenceBoard()
+    hal = board.boot()
+    assert hal._error == [None] * 19 and hal._unaddressed == []
+    assert [hal.reader_version(r) for r in range(19)] == [0x92] * 19
+    assert board.watchdog_started == 2000 and board.cpu.kbd_intr == [-1]
+    assert board.cpu.spi_baud == 4_000_000
+    for r, chip in enumerate(board.readers):
+        assert chip.power == "on" and chip.resets >= 1, r  # RST pulsed through the expander
+        assert chip.protocol_errors == [] and chip.unsupported == []
+        assert board.quiet_problems(r) == []  # no field, no antenna, IRQ released
+    for exp in board.expanders:
+        assert exp.regs[IOCON] & HAEN and exp.regs[0x00] == exp.regs[0x01] == 0x00  # outputs
+        assert exp.latch() == 0x8000  # RST high, no antenna
+    assert board.cs_glitches == [] and board.bus_conflicts == 0 and board.spi_unselected == 0
+    assert board.irq_line() == 1
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def test_a_full_sweep_reads_every_uid_at_its_own_location() -> None:
+    board, hal, scanner, ctl = rig()
+    placed = late_game(board)
+    board.run(ctl.step, 800)
+    messages = board.host_messages()
+    hello = next(m for _, m in messages if isinstance(m, P.Hello))
+    assert (hello.readers, hello.racks, hello.slots) == (19, 4, 7)
+    assert hello.board_id == board.unique_id
+    assert snapshot_tags(messages) == placed
+    assert scanner.sweep >= 2 and scanner.faulty_readers() == []
+    # a tile moves: CHANGES says so, from the chips
+    src = next(loc for loc in placed if loc >> 8 == F.AREA_BOARD)
+    dst = next(F.cell_loc(r, c) for r in range(15) for c in range(15) if F.cell_loc(r, c) not in placed)
+    board.place(dst, board.remove(src).uid)  # type: ignore[union-attr]
+    board.run(ctl.step, 600)
+    changes = {(loc.area << 8) | loc.index: value for _, m in board.host_messages() if isinstance(m, P.Changes)
+               for loc, value in m.changes}
+    assert changes == {src: b"", dst: placed[src]}
+    assert board.keepout_violations == [] and board.multi_antenna == []
+
+
+def test_a_presence_check_and_a_full_select_agree_with_the_tag() -> None:
+    board = ReferenceBoard()
+    hal = board.boot()
+    tag = board.place(F.cell_loc(3, 9), UID_A)
+    assert hal.read_uid(3, 9) == UID_A
+    assert tag.answers == 5  # ATQA, level 1 anticollision + SAK, level 2 anticollision + SAK
+    hal.start_read(3, 9, known=UID_A)  # cascade level 1 matches: stop there
+    while hal.ready() != 3:
+        hal.idle(1000)
+    assert hal.result(3) == UID_A and tag.answers == 7
+    other = bytes.fromhex("04A1B2FFFFFFFF")  # same level 1, another tag: only a full select tells
+    board.place(F.cell_loc(3, 9), other)
+    assert hal.read_uid(3, 9) == other
+
+
+# --- the MCP23S17 erratum --------------------------------------------------------------------
+
+
+def old_enable_addresses(bus: Any, device: int, addresses: Any) -> list[int]:
+    """The firmware before issue 13: HAEN written to address 0 only, nothing checked."""
+    bus.mcp_write(device, 0, firmware.mcp23s17.IOCON, bytes((HAEN, HAEN)))
+    return []
+
+
+def test_the_haen_erratum_is_handled() -> None:
+    board, hal, _, ctl = rig(ReferenceBoard(erratum=True))
+    placed = late_game(board, seed=4)
+    assert all(exp.regs[IOCON] & HAEN for exp in board.expanders)
+    assert [exp.address() for exp in board.expanders] == [r % 8 for r in range(19)]
+    board.run(ctl.step, 800)
+    assert snapshot_tags(board.host_messages()) == placed
+
+
+@pytest.mark.parametrize("erratum", [True, False])
+def test_without_the_fix_the_erratum_breaks_the_board(erratum: bool) -> None:
+    board = ReferenceBoard(erratum=erratum)
+    board.hal_module.enable_addresses = old_enable_addresses
+    board, hal, _, ctl = rig(board)
+    placed = late_game(board, seed=4)
+    board.run(ctl.step, 800)
+    got = snapshot_tags(board.host_messages())
+    if erratum:  # the A2-high expanders of each group take each other's writes
+        assert [exp.address() for exp in board.expanders] == [0, 1, 2, 3, 4, 4, 4, 4] * 2 + [0, 1, 2]
+        assert got != placed
+    else:
+        assert got == placed
+
+
+def test_the_address_check_finds_the_expanders_that_missed_haen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(firmware.mcp23s17, "A2_ADDRESS", 0)  # the workaround's second write undone
+    hal = ReferenceBoard(erratum=True).boot()
+    assert [r for r in range(19) if not hal.expander_ok(r)] == [4, 5, 6, 7, 12, 13, 14, 15]
+
+
+# --- keep-out, the end of every read, settle ---------------------------------------------------
+
+
+def test_keep_out_holds_for_every_reader_at_every_exchange() -> None:
+    board, hal, scanner, ctl = rig()
+    for r in range(15):
+        for c in range(0, 15, 2):
+            board.place(F.cell_loc(r, c), uid(16 * r + c))
+    board.run(ctl.step, 1200)
+    assert board.exchanges > 4000
+    assert board.keepout_violations == []
+    assert board.multi_antenna == []
+
+
+def test_the_keep_out_monitor_sees_neighbouring_fields() -> None:
+    board, hal, scanner, ctl = rig(keepout=0)  # the scanner's keep-out off: the chips show it
+    for r in range(15):
+        for c in range(0, 15, 2):
+            board.place(F.cell_loc(r, c), uid(16 * r + c))
+    board.run(ctl.step, 400)
+    assert len(board.keepout_violations) > 50
+    assert scanner.bad_reads > 0  # and the neighbours' carriers garble answers
+
+
+def watch_reads(board: ReferenceBoard, hal: Any) -> list[tuple[int, list[str]]]:
+    """Every reader ``hal.ready`` hands back, with what is wrong with its chip then."""
+    seen: list[tuple[int, list[str]]] = []
+    ready = hal.ready
+
+    def checked() -> int:
+        r: int = ready()
+        if r >= 0:
+            seen.append((r, board.quiet_problems(r)))
+        return r
+
+    hal.ready = checked
+    return seen
+
+
+def field_problems(board: ReferenceBoard, r: int) -> list[str]:
+    """What keeps reader ``r``'s field or antenna live, or its IRQ low (a wedged command aside)."""
+    return [p for p in board.quiet_problems(r) if not p.startswith("command")]
+
+
+def test_every_read_ends_with_cmd_idle_the_transmitter_off_and_no_antenna() -> None:
+    board, hal, scanner, ctl = rig()
+    late_game(board)
+    seen = watch_reads(board, hal)
+    board.run(ctl.step, 600)
+    assert len(seen) > 1000
+    assert [s for s in seen if s[1]] == []
+
+
+@pytest.mark.parametrize(("powerup_us", "settle_us", "read"),
+                         [(1000, 1000, True), (1000, 200, False), (200, 200, True), (4800, 5000, True)])
+def test_the_settle_time_is_honoured(powerup_us: int, settle_us: int, read: bool) -> None:
+    board = ReferenceBoard()
+    hal = board.boot(settle_us=settle_us)
+    tag = board.place(F.cell_loc(6, 4), UID_A, powerup_us=powerup_us)
+    assert hal.read_uid(6, 4) == (UID_A if read else None)
+    assert (tag.early > 0) is not read  # a WUPA that came too soon went unanswered
+    assert board.wupa_settles and min(us for _, _, us in board.wupa_settles) >= settle_us
+
+
+@pytest.mark.parametrize("settle_us", [SETTLE_US, 200])
+def test_a_tag_needing_1_ms_is_read_by_the_scan_only_with_a_1_ms_settle(settle_us: int) -> None:
+    board, hal, scanner, ctl = rig(hal_options={"settle_us": settle_us})
+    placed = late_game(board, seed=2, tiles=20)
+    slow = F.cell_loc(7, 7)
+    board.place(slow, UID_A, powerup_us=1000)
+    board.run(ctl.step, 800)
+    got = snapshot_tags(board.host_messages())
+    assert got is not None
+    assert (got.get(slow) == UID_A) is (settle_us >= 1000)
+    assert {k: v for k, v in got.items() if k != slow} == {k: v for k, v in placed.items() if k != slow}
+    assert min(us for _, _, us in board.wupa_settles) >= settle_us
+
+
+# --- faults ---------------------------------------------------------------------------------------
+
+
+def test_a_hung_reader_is_caught_by_its_exchange_deadline_and_reset() -> None:
+    board, hal, scanner, ctl = rig()
+    placed = late_game(board)
+    board.run(ctl.step, 600)
+    board.host_messages()
+    seen = watch_reads(board, hal)
+    hung_at = board.clock.now
+    board.readers[3].hang()
+    quiet_while_out: list[list[str]] = []
+
+    def step() -> None:
+        ctl.step()
+        if scanner.state[3] == 1:  # FAULTY: out of the scan until its reset
+            quiet_while_out.append(field_problems(board, 3))
+
+    board.run(step, 2600)
+    messages = board.host_messages()
+    codes = [(r, code) for _, r, code in faults(messages)]
+    assert codes[:3] == [(3, P.FaultCode.NO_RESPONSE), (3, P.FaultCode.RESET), (3, P.FaultCode.RECOVERED)]
+    reported = faults(messages)[0][0]
+    wedged = board.wedged[0][1]  # the launch of the exchange that never ended (maybe in flight at the hang)
+    assert board.wedged[0][0] == 3 and hung_at - 5000 <= wedged < hung_at + 10_000
+    # its exchange's deadline, counted from that launch, looked at every 1 ms; the loop's other
+    # work and the FAULT's bytes (the old fixed deadline was 20 ms a read)
+    assert reported - wedged <= exchange_deadline_us(60 * 25) + 1000 + 3000
+    assert quiet_while_out and all(p == [] for p in quiet_while_out)  # no field, no antenna while it is out
+    # every read ended clean; the hung reader's command logic ignores CMD_IDLE, its drivers do not
+    assert [(r, p) for r, p in seen if (p if r != 3 else [x for x in p if not x.startswith("command")])] == []
+    assert scanner.faulty_readers() == []
+    assert snapshot_tags(messages) == placed  # its row read again after the reset
+    assert board.readers[3].resets >= 2
+
+
+def test_a_reader_that_stays_hung_is_reset_every_2_s_and_its_field_stays_off() -> None:
+    board, hal, scanner, ctl = rig()
+    late_game(board)
+    board.hang_survives_reset = True
+    board.run(ctl.step, 500)
+    board.readers[3].hang()
+    board.run(ctl.step, 4500)
+    codes = [code for _, r, code in faults(board.host_messages()) if r == 3]
+    assert codes[0] == P.FaultCode.NO_RESPONSE and codes.count(P.FaultCode.RESET) == 2
+    assert P.FaultCode.RECOVERED not in codes
+    assert field_problems(board, 3) == []
+    assert [r for r in range(19) if r != 3 and scanner.state[r] != 0] == []
+
+
+def test_a_reader_whose_irq_line_is_open_still_reads_through_the_second_look() -> None:
+    board, hal, scanner, ctl = rig()
+    placed = late_game(board)
+    board.readers[2].irq_open = True  # its reads end, but the shared line never says so
+    board.run(ctl.step, 1000)
+    messages = board.host_messages()
+    assert faults(messages) == []
+    assert snapshot_tags(messages) == placed
+
+
+# --- safe boot, watchdog, Ctrl-C ---------------------------------------------------------------------
+
+
+def test_the_safe_boot_pin_leaves_the_watchdog_off_and_ctrl_c_working() -> None:
+    board, hal, scanner, ctl = rig(ReferenceBoard(safe_boot=True))
+    assert hal.safe_boot and hal.wdt is None and board.watchdog_started is None
+    assert -1 not in board.cpu.kbd_intr
+    board.run(ctl.step, 100)
+    board.clock.advance(10_000_000)  # stopped for 10 s: nothing resets it
+    board.usb.send(b"\x03")
+    with pytest.raises(KeyboardInterruptOnBoard):
+        board.run(ctl.step, 10)
+
+
+def test_without_the_jumper_the_watchdog_runs_and_ctrl_c_is_only_a_byte() -> None:
+    board, hal, scanner, ctl = rig()
+    assert not hal.safe_boot and board.watchdog_started == 2000 and board.cpu.kbd_intr == [-1]
+    board.run(ctl.step, 300)
+    board.usb.send(P.encode(P.SetScan(0, 0, 0, 0, 0), 3) + b"\x03")  # seq 3: an 0x03 in the frame
+    board.run(ctl.step, 300)
+    acks = [m for _, m in board.host_messages() if isinstance(m, P.Ack)]
+    assert acks == [P.Ack(3, P.AckStatus.OK)]
+    assert board.cpu.wdt_feeds > 100
+    with pytest.raises(WatchdogReset):
+        board.clock.advance(2_100_000)  # the loop stops: the watchdog resets the controller
