@@ -72,16 +72,18 @@ MCP_OLATA = 0x14
 MCP_HAEN = 0x08
 RST_BIT = 0x8000  # GPB7
 
-# Transmitter conductance (MFRC522 9.3.3.4-9.3.3.6): the p-driver's conductance for the
-# unmodulated carrier (CWGsP, 0-63) and during modulation (ModGsP); GsN the n-driver's.
-# 0x3F/0x3F/0x88 are the reset values (full power). The reference build's tags sit 2-3 mm
-# above 15 mm coils, so it runs at about a third: less current (hardware/README.md,
-# "Power") and a weaker field at the neighbouring cells. Set it on the prototype to the
-# lowest value that still reads every cell (CW_GSP below), then keep MOD_GSP equal to it
-# so 100 % ASK keeps its depth.
+# Transmitter conductance (MFRC522 datasheet rev. 3.9, 9.3.3.4-9.3.3.6). CWGsPReg (0-63) is
+# the p-driver's conductance for the unmodulated carrier: it sets the field. It resets to
+# 0x20 (0x3F is the maximum); GsNReg (CWGsN and ModGsN, the n-driver's) resets to 0x88.
+# ModGsPReg (reset 0x20) is the p-driver's conductance during modulation, i.e. the depth
+# of the ASK pauses; it has no effect while TxASKReg.Force100ASK is set, as _init_reader
+# sets it for type A's 100 % ASK, so the firmware leaves it alone. The reference build's
+# tags sit 2-3 mm above 15 mm coils, so CWGsP starts at 0x14, about a third of the maximum
+# and below the reset value: less current (hardware/README.md, "Power budget") and a
+# weaker field at the neighbouring cells. On the prototype, lower it to the smallest value
+# that still reads every cell.
 CW_GSP = 0x14
-MOD_GSP = 0x14
-GSN = 0x88  # CWGsN 8, ModGsN 8: the reset value
+GSN = 0x88  # CWGsN 8, ModGsN 8: the reset value, written so the carrier's drive is known
 
 TIMER_TICK_US = 25  # TPrescaler 0xA9: 13.56 MHz / 339 = 40 kHz
 
@@ -283,7 +285,7 @@ class Rp2Hal(Hal):
         self._write(r, TPrescalerReg, 0xA9)
         self._write(r, TReloadRegH, self._timeout_reload >> 8)
         self._write(r, TReloadRegL, self._timeout_reload & 0xFF)
-        self._write(r, TxASKReg, 0x40)
+        self._write(r, TxASKReg, 0x40)  # Force100ASK: type A's 100 % ASK, whatever ModGsPReg says
         self._write(r, ModeReg, 0x3D)
         self._write(r, CollReg, 0x00)
         self._write(r, RFCfgReg, 0x48)  # receiver gain 33 dB, not maximum (neighbours, notes)
@@ -291,7 +293,6 @@ class Rp2Hal(Hal):
         self._write(r, DivIEnReg, 0x00)  # IRQ pin open drain: all readers share one line
         self._write(r, GsNReg, GSN)
         self._write(r, CWGsPReg, CW_GSP)
-        self._write(r, ModGsPReg, MOD_GSP)
         self._write(r, TxControlReg, 0x80)  # drivers off: an idle reader has no field
 
     def set_settle_us(self, us):

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from chipfakes import KeyboardInterruptOnBoard, ReferenceBoard, WatchdogReset, snapshot_tags
+from chipfakes import mfrc522 as M
 from chipfakes.mcp23s17 import HAEN, IOCON
 
 import firmware.mcp23s17
@@ -75,6 +76,44 @@ def test_rp2hal_boots_on_the_chips_as_the_datasheets_want() -> None:
         assert exp.latch() == 0x8000  # RST high, no antenna
     assert board.cs_glitches == [] and board.bus_conflicts == 0 and board.spi_unselected == 0
     assert board.irq_line() == 1
+
+
+def test_the_conductance_and_radio_registers_are_written_at_every_reset() -> None:
+    board = ReferenceBoard()
+    hal = board.boot()
+    mod = board.hal_module
+
+    def check(chip: M.Mfrc522) -> None:
+        regs = chip.regs
+        assert regs[M.CWGsPReg] == mod.CW_GSP == 0x14  # reset value 0x20
+        assert regs[M.GsNReg] == mod.GSN == 0x88
+        assert regs[M.ModGsPReg] == 0x20  # left at reset: no effect with Force100ASK
+        assert regs[M.TxASKReg] == 0x40  # Force100ASK: ModGsP has no effect
+        assert regs[M.TModeReg] == 0x80 and regs[M.TPrescalerReg] == 0xA9
+        assert regs[M.TReloadRegH] << 8 | regs[M.TReloadRegL] == 60
+        assert abs(chip.timer_us() - 1525) < 1  # (2 x 169 + 1) x 61 ticks of 13.56 MHz
+        assert regs[M.RFCfgReg] == 0x48 and regs[M.ModeReg] == 0x3D
+        assert regs[M.ComIEnReg] == 0xA3 and regs[M.DivIEnReg] == 0x00  # inverted, open drain
+        assert regs[M.TxModeReg] & 0x80 == regs[M.RxModeReg] & 0x80 == 0  # CRC_A in software
+        assert regs[M.TxControlReg] == 0x80  # drivers off
+
+    for chip in board.readers:
+        check(chip)
+    chip = board.readers[5]
+    before = chip.resets
+    assert hal.reset_reader(5)
+    assert chip.resets == before + 1
+    check(chip)
+    assert chip.writes[M.CWGsPReg][-1] == 0x14  # written again after the hard reset cleared it
+
+
+def test_force100ask_is_what_lets_the_tags_hear_the_reader() -> None:
+    board = ReferenceBoard()
+    hal = board.boot()
+    board.place(F.cell_loc(2, 2), UID_A)
+    assert hal.read_uid(2, 2) == UID_A
+    hal._write(2, M.TxASKReg, 0x00)  # ModGsP (0x20) then decides the pauses: above CWGsP, none
+    assert hal.read_uid(2, 2) is None
 
 
 # --- reading ---------------------------------------------------------------------------------
