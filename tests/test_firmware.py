@@ -482,7 +482,7 @@ def test_one_reader_cannot_sweep_as_fast_as_parallel_readers() -> None:
     slow_ctl = Controller(slow_hal, layout, scanner=slow[1])
     run(slow_hal, slow_ctl, 4000)
     assert slow[1].last_sweep_ms > 3 * fast[1].last_sweep_ms
-    assert fast[1].last_sweep_ms <= 250
+    assert fast[1].last_sweep_ms <= 300  # the model's worst sweep is about 300 ms (TIMING.md)
 
 
 def test_ticks_wrap_around() -> None:
