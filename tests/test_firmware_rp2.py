@@ -478,3 +478,25 @@ def test_the_fake_hal_pumps_the_usb_queue_as_hal_rp2_does() -> None:
     mod = ReferenceBoard().hal_module
     assert (hal_fake.PUMP_WRITE, hal_fake.PUMP_READY, hal_fake.PUMP_IDLE) == (
         mod.USB_PUMP_WRITE, mod.USB_PUMP_READY, 4 * mod.USB_PUMP_READY)
+
+
+# --- the self-test on the real HAL ----------------------------------------------------------------
+
+
+def test_the_selftest_reports_every_readers_chip_and_the_tile_on_its_antenna() -> None:
+    board, hal, scanner, ctl = rig(ReferenceBoard(versions={4: 0x91}))
+    board.place(F.cell_loc(7, 7), UID_A)  # H8: reader 7, antenna 7
+    board.run(ctl.step, 800)
+    board.host_messages()
+    board.usb.send(P.encode(P.SelfTest(10, 500), 7))
+    board.run(ctl.step, 1200)
+    reports = [m for _, m in board.host_messages() if isinstance(m, P.SelfTestReport)]
+    assert reports and reports[0].state is P.SelfTestState.RUNNING
+    health = {h.reader: h for h in reports[0].health}
+    assert sorted(health) == list(range(19))
+    assert {r: h.version for r, h in health.items()} == {r: 0x91 if r == 4 else 0x92 for r in range(19)}
+    assert all(h.flags == P.HealthFlag.NONE for h in health.values())
+    tags = [r for rep in reports for r in rep.reads if r.result is P.ReadResult.TAG]
+    assert tags and {(t.reader, t.antenna, t.uid) for t in tags} == {(7, 7, UID_A)}
+    assert all(SETTLE_US < t.min_us < 30_000 for t in tags)
+    assert board.keepout_violations == []
