@@ -455,7 +455,7 @@ def test_the_old_write_loop_stalls_on_a_host_that_holds_the_port_without_reading
         assert board.usb.longest_write_us >= 500_000 and board.clock.now - start >= 1_000_000
 
 
-@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: "%d.%d" % v)
+@pytest.mark.parametrize("version", [(1, 22), (1, 27)], ids=lambda v: "%d.%d" % v)  # 1.24-1.26 as 1.22 here
 def test_the_scan_goes_on_while_the_host_holds_the_port_without_reading(version: tuple[int, int]) -> None:
     board, hal, scanner, ctl = rig(ReferenceBoard(usb_version=version))
     placed = late_game(board)
