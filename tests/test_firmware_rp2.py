@@ -156,6 +156,18 @@ def test_a_presence_check_and_a_full_select_agree_with_the_tag() -> None:
     assert hal.read_uid(3, 9) == other
 
 
+def test_the_shared_irq_line_falls_when_a_reader_finishes_an_exchange() -> None:
+    board = ReferenceBoard()
+    hal = board.boot()
+    machine: Any = board.modules["machine"]
+    edges: list[int] = []
+    machine.Pin(12, machine.Pin.IN).irq(lambda pin: edges.append(board.clock.now), machine.Pin.IRQ_FALLING)
+    board.place(F.cell_loc(0, 0), UID_A)
+    assert hal.read_uid(0, 0) == UID_A
+    assert len(edges) == 5  # one per exchange: ATQA, two anticollisions, two SAKs
+    assert board.irq_line() == 1  # released at the end of the read
+
+
 # --- the MCP23S17 erratum --------------------------------------------------------------------
 
 
