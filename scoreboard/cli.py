@@ -236,8 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--link", metavar="PATH", help="with --simulate: a running simulated board's link")
     p.add_argument("--script", metavar="FILE", help="with --simulate: a table script to play")
     p.add_argument("--virtual-clock", action="store_true", help="with --script: as fast as events allow")
-    p.add_argument("--window", action="store_true", help="with --simulate: show the display in a window")
+    p.add_argument("--window", action="store_true", help="retired: `scoreboard play` shows the displays in the browser")
     p.add_argument("--out", metavar="DIR", help="with --simulate: where screens go (default STATE/simulate)")
+    p.add_argument("--control", metavar="PATH", help="with --simulate: a unix socket to press the seat buttons and"
+                   " watch the frames from outside (what `scoreboard play` uses)")
+    p.add_argument("--parent-pipe", type=int, metavar="FD",
+                   help="stop when this pipe's other end closes (the process that started it is gone)")
     p.set_defaults(func=Handler("scoreboard.run_cli:cmd_run"))
 
     p = sub.add_parser(
