@@ -211,3 +211,63 @@ def slot_of_free(hands: Hands, seat: int) -> str:
     return next(f"R{seat}.{s}" for s in range(1, 8) if f"R{seat}.{s}" not in hands.tags())
 
 
+
+
+def test_the_cable_and_the_power_pulled_from_the_page_mid_game(folder: Path) -> None:
+    sync_api = need_browser()
+    shots = OUTPUT / "faults"
+    shutil.rmtree(shots, ignore_errors=True)
+    play = PlayProcess(folder, ["--rules", "de", "--players", "Anna,Ben", "--seed", "3", *FAST])  # the one 3.12in panel
+    try:
+        with browser_page(sync_api, play.url) as page:
+            hands = Hands(page, shots)
+            begin(hands)
+            deal(hands, 1, "HAUSTEN")
+            deal(hands, 2, "?NDEIRT")
+            lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
+            hands.press("done", 1)
+            hands.wait('play.view.board["H8"] && play.view.scores[0] === 10', "HAUS scored")
+            refill(hands, 1, "RIEX")
+
+            # the cable pulled: the service says the board is away; Ben lays meanwhile
+            assert hands.click("#fault-unplug")["ok"]
+            hands.wait("play.status.plugged === false && play.view.away", "the board away")
+            hands.shot("01-unplugged")
+            hands.move(slot_of(hands, 2, "N"), "J9")
+            hands.move(slot_of(hands, 2, "D"), "J10")
+            assert hands.view()["reads"].get("J9") is None  # nothing read while the cable is out
+            assert hands.click("#fault-plug")["ok"]
+            hands.wait("play.status.plugged && !play.view.away", "the board back")
+            hands.settled(["J9", "J10"])
+            hands.shot("02-plugged-back")
+
+            # the service's power pulled before Ben's Done: it comes back paused, any button continues
+            starts, pulled = hands.js("play.status.starts"), hands.js("Date.now() / 1000")
+            assert hands.click("#fault-power")["ok"]
+            hands.wait(f'play.status.starts > {starts} && play.status.service === "running" && play.view'
+                       f' && play.view.paused && play.shownAt.table > {pulled}', "the service back, paused")
+            hands.shot("03-resumed-paused")
+            assert hands.view()["scores"] == [10, 0] and hands.view()["board"].get("H8")  # nothing lost
+            hands.press("challenge", 1)  # any button continues
+            hands.wait("!play.view.paused", "the game going on")
+            hands.settled(["J9", "J10"])
+            hands.press("done", 2)
+            hands.wait('play.view.board["J10"] && play.view.scores[1] > 0', "UND scored")
+            hands.shot("04-und-scored")
+            refill(hands, 2, "EE")
+            assert pass_until_over(hands) >= 4
+            hands.wait("play.view.tally !== null", "the tally")
+            hands.shot("05-tally")
+            finals = final_scores(hands)
+            assert page_scores(hands) == finals
+            starts = hands.js("play.status.starts")
+    finally:
+        code = play.stop()
+    assert code == 0
+    assert starts == 2  # started once, and once more after the power came back
+    result = journal_result(play.state)
+    assert [row["final"] for row in result["rows"]] == finals
+    text = exported_gcg(play.state)
+    assert gcg_finals(text) == finals
+    assert ">Ben: ?NDEIRT J8 .ND" in text  # the play laid across the cable's pull and the power cut
+    (shots / "game.gcg").write_text(text, encoding="utf-8")

@@ -62,11 +62,13 @@ class ActionProblem(enum.Enum):
 
 
 class ActionError(ScoreboardError, ValueError):
-    """A message of the page that cannot be carried out: its :class:`ActionProblem` and why."""
+    """A message of the page that cannot be carried out: its :class:`ActionProblem`, why, and
+    the message's ``id`` when it had one (the answer carries it back)."""
 
-    def __init__(self, problem: ActionProblem, reason: str) -> None:
+    def __init__(self, problem: ActionProblem, reason: str, ident: int | None = None) -> None:
         self.problem = problem
         self.reason = reason
+        self.ident = ident
         super().__init__(reason)
 
 
@@ -144,6 +146,14 @@ def parse_action(text: str | bytes, seats: int, readers: int) -> tuple[Action, A
     ident = message.get("id")
     if ident is not None and (not isinstance(ident, int) or isinstance(ident, bool)):
         raise ActionError(ActionProblem.MALFORMED, "'id' must be a whole number")
+    try:
+        return _action(message, seats, readers), ident
+    except ActionError as e:
+        e.ident = ident
+        raise
+
+
+def _action(message: Mapping[str, Any], seats: int, readers: int) -> Action:
     kind = message.get("type")
     if kind == "button":
         name = _field(message, "button", str, "done, challenge or menu")
@@ -151,19 +161,19 @@ def parse_action(text: str | bytes, seats: int, readers: int) -> tuple[Action, A
             raise ActionError(ActionProblem.BUTTON, f"no button {name[:20]!r}: done, challenge or menu")
         down = _field(message, "down", bool, "true (pressed) or false (let go)")
         if name == "menu":
-            return ButtonAction(ButtonId(None, Role.MENU), down), ident
+            return ButtonAction(ButtonId(None, Role.MENU), down)
         seat = _field(message, "seat", int, f"a seat, 1 to {seats}")
         if not 1 <= seat <= seats:
             raise ActionError(ActionProblem.SEAT, f"no seat {seat} at this table: seats 1-{seats}")
-        return ButtonAction(ButtonId(seat, _BUTTONS[name]), down), ident
+        return ButtonAction(ButtonId(seat, _BUTTONS[name]), down)
     if kind == "draw":
         to = _field(message, "to", str, "a rack slot such as 'R1.3'")
         letter = message.get("letter")
         if letter is not None and (not isinstance(letter, str) or not 1 <= len(letter) <= 2):
             raise ActionError(ActionProblem.MALFORMED, "'letter' must be a letter of the tile set, or null (blind)")
-        return DrawAction(to, letter.upper() if letter is not None else None), ident
+        return DrawAction(to, letter.upper() if letter is not None else None)
     if kind == "move":
-        return MoveAction(_field(message, "from", str, "a cell or rack slot"), _field(message, "to", str, "a cell, a rack slot or 'bag'")), ident
+        return MoveAction(_field(message, "from", str, "a cell or rack slot"), _field(message, "to", str, "a cell, a rack slot or 'bag'"))
     if kind == "fault":
         name = _field(message, "fault", str, "a fault")
         try:
@@ -176,7 +186,7 @@ def parse_action(text: str | bytes, seats: int, readers: int) -> tuple[Action, A
             reader = _field(message, "reader", int, f"a reader, 0 to {readers - 1}")
             if not 0 <= reader < readers:
                 raise ActionError(ActionProblem.READER, f"no reader {reader} on this board: readers 0-{readers - 1}")
-        return FaultAction(fault, reader), ident
+        return FaultAction(fault, reader)
     known = "button, draw, move, fault"
     raise ActionError(ActionProblem.UNKNOWN, f"no action {json.dumps(kind)[:30]} (known: {known})")
 

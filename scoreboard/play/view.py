@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from drivers.board.protocol import Area, Loc
 from engine.game import Tally
 from scoreboard.controller.state import (
     Adjusting,
@@ -30,7 +31,7 @@ from scoreboard.controller.state import (
     TableState,
 )
 
-__all__ = ["mode_name", "table_view", "tally_view"]
+__all__ = ["location_name", "mode_name", "table_view", "tally_view"]
 
 
 def mode_name(mode: Mode) -> str:
@@ -99,9 +100,9 @@ def table_view(state: TableState) -> dict[str, Any]:
     if isinstance(phase, FirstDraw):
         view["first_draw"] = {"letters": list(phase.letters)}
     reads = state.reads
-    view["reads"] = {loc.name(): uid.hex().upper() for loc, uid in sorted(reads.observed.tags.items())}
+    view["reads"] = {location_name(loc): uid.hex().upper() for loc, uid in sorted(reads.observed.tags.items())}
     view["settled"] = reads.settled
-    view["dead"] = [{"reader": reader, "at": [loc.name() for loc in locs]} for reader, locs in reads.dead]
+    view["dead"] = [{"reader": reader, "at": [location_name(loc) for loc in locs]} for reader, locs in reads.dead]
     halt = state.halt
     view["paused"] = state.paused
     view["away"] = halt.away if halt is not None else None
@@ -112,6 +113,13 @@ def table_view(state: TableState) -> dict[str, Any]:
     view["to_place"] = sorted(square.name() for square in tiles.to_place)
     view["to_return"] = sorted(uid.hex().upper() for uid in tiles.to_return)
     return view
+
+
+def location_name(loc: Loc) -> str:
+    """A location as the simulated board's commands name it: ``H8``, ``R1.3`` (rack, slot from 1)."""
+    if loc.area is Area.BOARD:
+        return loc.square.name()
+    return f"R{loc.rack + 1}.{loc.rack_slot + 1}"
 
 
 def _phase_name(phase: Lobby | FirstDraw | Playing | Over) -> str:

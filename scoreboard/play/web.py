@@ -240,9 +240,12 @@ class Hub:
             action, ident = parse_action(text, len(self.info.names), len(self.info.readers))
             await self.carry_out(page, action)
         except ActionError as e:
-            return {"type": "answer", "id": ident, "ok": False, "problem": e.problem.value, "message": e.reason}
+            return {"type": "answer", "id": ident if ident is not None else e.ident, "ok": False, "problem": e.problem.value, "message": e.reason}
         except SimControlError as e:
             return {"type": "answer", "id": ident, "ok": False, "problem": "board", "message": f"the board: {e}"}
+        except Exception as e:  # a bug must not end the page's connection: said, and logged
+            log.exception("the page's message %r failed", text[:200])
+            return {"type": "answer", "id": ident, "ok": False, "problem": "internal", "message": f"{type(e).__name__}: {e}"}
         return {"type": "answer", "id": ident, "ok": True}
 
     async def carry_out(self, page: Page, action: Action) -> None:
@@ -382,18 +385,23 @@ def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
 
 
 async def _send(websocket: WebSocket, page: Page) -> None:
+    """Send ``page`` its messages in order until it is gone (hung up on: closed, 1013)."""
+    gone = asyncio.ensure_future(page.gone.wait())
+    getter: asyncio.Future[str] | None = None
     try:
         while not page.gone.is_set():
             getter = asyncio.ensure_future(page.queue.get())
-            gone = asyncio.ensure_future(page.gone.wait())
-            done, pending = await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
-            if getter in done:
-                await websocket.send_text(getter.result())
+            await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if not getter.done():
+                break
+            await websocket.send_text(getter.result())
         await websocket.close(code=1013)
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         pass
+    finally:
+        for task in (gone, getter):
+            if task is not None and not task.done():
+                task.cancel()
 
 
 

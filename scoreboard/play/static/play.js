@@ -9,7 +9,7 @@ const SCALE = { 128: 3, 256: 2 }; // whole screen pixels per panel pixel
 const play = {
   // what tests and the bench read: the last messages and the frame-to-page latencies
   hello: null, view: null, tags: {}, bag: {}, status: null,
-  answers: [], latencies: [], frames: 0, connected: false,
+  answers: [], latencies: [], frames: 0, shownAt: {}, connected: false,
   nextId: 1, socket: null, retry: 0,
 };
 window.play = play;
@@ -58,7 +58,13 @@ function receive(msg) {
     case "hello": return onHello(msg);
     case "status": play.status = msg; return drawStatus();
     case "tags": play.tags = msg.tags; play.bag = msg.bag; return drawTiles();
-    case "view": play.view = msg.view; drawTiles(); return drawSheet();
+    case "view": {
+      const away = msg.view.away;
+      if (away && (!play.view || play.view.away !== away)) note(`the service says the board is away: ${away}`, true);
+      play.view = msg.view;
+      drawTiles();
+      return drawSheet();
+    }
     case "frame": return onFrame(msg);
     case "answer": return onAnswer(msg);
     case "refused":
@@ -204,7 +210,6 @@ function drawStatus() {
   setChip("#status-board", s.plugged ? (s.dead.length ? `board: reader ${s.dead.join(", ")} dead` : "board: plugged in") : "board: unplugged",
     s.plugged ? (s.dead.length ? "warn" : "ok") : "bad");
   for (const img of document.querySelectorAll("img.panel")) img.classList.toggle("off", s.service !== "running" && s.service !== "ended");
-  if (away && s.plugged) note(`the service says: ${away}`);
 }
 
 function tileOf(uid) {
@@ -334,6 +339,7 @@ function onFrame(msg) {
     img.src = src;
     img.classList.remove("off");
     play.frames++;
+    play.shownAt[key] = msg.at;
     const now = (performance.timeOrigin + performance.now()) / 1000;
     play.latencies.push(now - msg.at);
     if (play.latencies.length > 5000) play.latencies.shift();
