@@ -2,7 +2,7 @@
 through the real service on the simulated board; faults from the page; the page, the journal
 and the exported GCG agree. Screenshots of the key moments go to ``tests/output/play/``.
 
-Real time, with the buttons' long press at 0.8 s (``--set buttons.long_ms=800``): a game
+Real time, with the buttons' long press at 0.6 s (``--set buttons.long_ms=600``): a game
 takes some 30 s here.
 """
 
@@ -19,8 +19,8 @@ import pytest
 from engine import gcg
 from playhelpers import OUTPUT, Hands, PlayProcess, browser_page, exported_gcg, journal_result, need_browser
 
-LONG = 1.0  # seconds a long press is held (buttons.long_ms is 0.8 s here)
-FAST = ["--set", "buttons.long_ms=800", "--set", "game.challenge_seconds=60"]
+LONG = 0.8  # seconds a long press is held (buttons.long_ms is 0.6 s here)
+FAST = ["--set", "buttons.long_ms=600", "--set", "game.challenge_seconds=60"]
 SEAT_PANELS = ["--set", "display.driver=sh1106", "--set", "display.mux_address=0x70",
                "--set", "display.seat_channels=[0, 1]"]
 
@@ -271,3 +271,25 @@ def test_the_cable_and_the_power_pulled_from_the_page_mid_game(folder: Path) -> 
     assert gcg_finals(text) == finals
     assert ">Ben: ?NDEIRT J8 .ND" in text  # the play laid across the cable's pull and the power cut
     (shots / "game.gcg").write_text(text, encoding="utf-8")
+
+
+def test_watch_shows_the_demo_game_live_and_keeps_hands_off(folder: Path) -> None:
+    sync_api = need_browser()
+    shots = OUTPUT / "watch"
+    shutil.rmtree(shots, ignore_errors=True)
+    play = PlayProcess(folder, ["--watch"])
+    try:
+        with browser_page(sync_api, play.url) as page:
+            hands = Hands(page, shots)
+            hands.wait("play.hello && play.hello.watch", "the watching page")
+            # the script's own hands: the draw for the first player, then the deal, on the page as it happens
+            hands.wait('play.view && play.view.phase === "playing" && play.view.racks.join() === "7,7"', "the deal",
+                       timeout=60)
+            hands.wait('Object.keys(play.tags).filter((loc) => loc.startsWith("R")).length === 14', "the racks' tiles")
+            assert hands.js("play.frames") >= 3
+            hands.shot("01-the-deal")
+            answer = hands.drag('#bag .tile[data-letter="E"]', '[data-loc="R1.1"]', ok=False)
+            assert answer["problem"] == "watching" and "hands off" in answer["message"]
+    finally:
+        code = play.stop()
+    assert code == 0
