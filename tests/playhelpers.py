@@ -112,6 +112,9 @@ class Hands:
 
     def wait(self, predicate: str, what: str, timeout: float = PATIENCE) -> None:
         """Wait until the page's ``predicate`` (JS, over ``play``) holds."""
+        started = time.monotonic()
+        if os.environ.get("PLAY_TIMING"):
+            print(f"{time.monotonic():.2f} waiting for {what}")
         try:
             self.page.wait_for_function(f"() => {{ try {{ return Boolean({predicate}); }} catch (e) {{ return false; }} }}",
                                         timeout=timeout * 1000)
@@ -119,6 +122,8 @@ class Hands:
             state = self.js("JSON.stringify({view: play.view, status: play.status, answers: play.answers.slice(-5)})")
             self.shot(f"failed-{what.replace(' ', '-')[:40]}")
             raise AssertionError(f"waiting for {what}: {e}\n{state}") from None
+        if os.environ.get("PLAY_TIMING"):
+            print(f"    {time.monotonic() - started:.2f} s")
 
     def answers(self) -> list[dict[str, Any]]:
         return list(self.js("play.answers"))

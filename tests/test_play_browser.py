@@ -241,6 +241,15 @@ def test_the_cable_and_the_power_pulled_from_the_page_mid_game(folder: Path) -> 
             hands.settled(["J9", "J10"])
             hands.shot("02-plugged-back")
 
+            # a reader killed from the page (reader 8 reads row 9): the service names it; revived
+            page.select_option("#reader-select", "8")
+            assert hands.click("#fault-kill-reader")["ok"]
+            hands.wait("play.view.dead.length === 1 && play.view.dead[0].reader === 8", "the dead reader")
+            hands.shot("02b-reader-dead")
+            assert hands.click("#fault-revive-reader")["ok"]
+            hands.wait("play.view.dead.length === 0", "the reader back")
+            hands.settled(["J9", "J10"])
+
             # the service's power pulled before Ben's Done: it comes back paused, any button continues
             starts, pulled = hands.js("play.status.starts"), hands.js("Date.now() / 1000")
             assert hands.click("#fault-power")["ok"]
@@ -248,7 +257,9 @@ def test_the_cable_and_the_power_pulled_from_the_page_mid_game(folder: Path) -> 
                        f' && play.view.paused && play.shownAt.table > {pulled}', "the service back, paused")
             hands.shot("03-resumed-paused")
             assert hands.view()["scores"] == [10, 0] and hands.view()["board"].get("H8")  # nothing lost
-            hands.press("challenge", 1)  # any button continues
+            page.keyboard.down("z")  # any button continues: seat 1's Challenge, by its key
+            page.wait_for_timeout(200)
+            page.keyboard.up("z")
             hands.wait("!play.view.paused", "the game going on")
             hands.settled(["J9", "J10"])
             hands.press("done", 2)

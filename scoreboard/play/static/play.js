@@ -248,18 +248,21 @@ function drawTiles() {
   const reads = view ? view.reads : {};
   const watching = play.status && play.status.service === "running" && play.status.plugged;
   const fix = new Set(view ? [...view.to_remove, ...view.to_place] : []);
+  const dead = new Set(view ? view.dead.flatMap((d) => d.at) : []);
   for (const spot of document.querySelectorAll("#board .cell, .rack .slot")) {
     const loc = spot.dataset.loc;
     const uid = play.tags[loc];
     const committed = view && view.board[loc];
     const read = watching && view ? reads[loc] || "" : "-";
     // redrawn only when what it shows changed (a tile being grabbed stays where it is)
-    const sig = [uid || "", read, committed ? committed.letter + committed.blank : "", fix.has(loc)].join("|");
+    const sig = [uid || "", read, committed ? committed.letter + committed.blank : "", fix.has(loc), dead.has(loc)].join("|");
     if (spot.dataset.sig === sig) continue;
     spot.dataset.sig = sig;
     spot.querySelectorAll(".tile").forEach((t) => t.remove());
     spot.classList.toggle("has-tile", Boolean(uid));
     spot.classList.toggle("fix", fix.has(loc));
+    spot.classList.toggle("dead", dead.has(loc));
+    spot.title = dead.has(loc) ? "its reader does not answer" : "";
     if (uid) {
       const t = tileElement(uid, loc);
       if (!loc.startsWith("R") && view && !committed) t.classList.add("pending");
@@ -308,6 +311,7 @@ function drawSheet() {
   if (view.window) bits.push(`challenge window: ${view.window.left_s} s`);
   if (view.paused) bits.push("paused");
   if (view.away) bits.push(`board away: ${view.away}`);
+  for (const d of view.dead) bits.push(`reader ${d.reader} does not answer`);
   if (view.mode !== "idle") bits.push(view.mode);
   $("#game-state").textContent = bits.join(" · ");
   const tally = $("#tally");
