@@ -22,8 +22,11 @@ play: venv
 demo: venv
 	$(VENV)/bin/scoreboard demo --out demo-out
 
+# two workers, each test file on one worker (module fixtures such as a scripted game played
+# once stay shared); TEST_WORKERS=0 runs in one process
+TEST_WORKERS ?= 2
 test: venv
-	$(PY) -m pytest -q -m "not soak"
+	$(PY) -m pytest -q -m "not soak" -n $(TEST_WORKERS) --dist loadfile
 
 # the long runs: >= 1,000 SIGKILLs across scripted games, torn journal copies, long fuzzing
 soak: venv

@@ -78,5 +78,7 @@ def play_demo(rules: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         assert first.size == PANELS[RECOMMENDED].size == (256, 64)
     assert (out / "screens.gif").stat().st_size > 1000
     shown = (out / "screens.txt").read_text(encoding="utf-8")
-    assert "BlankPickerScreen" in shown and "TallyScreen" in shown
+    # both blanks are played; the lexicon leaves each one letter, so the controller names them
+    # itself and the picker is not shown (the browser test picks a blank's letter on it)
+    assert "TallyScreen" in shown
     assert "ChallengeResultScreen" in shown and "valid=False" in shown and "valid=True" in shown
