@@ -49,6 +49,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -201,7 +202,11 @@ def board(folder: Path, racks: int) -> Iterator[Path]:
     """The simulated board as its own process in lockstep (it keeps its tiles while the
     service dies); its link."""
     folder.mkdir(parents=True, exist_ok=True)
-    link = folder / "board"
+    # the link and its control socket in a short folder of their own: a unix socket's path is
+    # limited to 107 bytes, which a test's folder under pytest-xdist can pass
+    short = Path(tempfile.mkdtemp(prefix="sb-", dir="/tmp"))
+    link = short / "board"
+    (folder / "board-link.txt").write_text(f"{link}\n", encoding="utf-8")
     proc = subprocess.Popen(
         [sys.executable, "-m", "scoreboard.sim", "--link", str(link), "--control", f"{link}.control",
          "--lockstep", "--racks", str(racks), "--slots", "7"],
@@ -212,6 +217,7 @@ def board(folder: Path, racks: int) -> Iterator[Path]:
         yield link
     finally:
         stop_board(proc)
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def board_looks(link: Path) -> None:
