@@ -9,10 +9,13 @@ for a headline face whose capitals are legible from across the table
 their score in it. Text that does not fit is cut with ``…``; numbers are never cut where the
 data is within bounds (4 players, 4-digit scores, negative totals).
 
-The renderer records every box it draws text or a shape into (:class:`Mark`):
-:func:`render_marks` returns them, and the tests check that each lies inside the margin
-and that no two intersect. Highlights (whose turn, the selection, blanks, winners) are drawn
-inverted, with an arrow where it marks a player.
+The renderer reports what it drew (:func:`rendering`, a :class:`Rendering`): every box it
+drew text or a shape into (:class:`Mark`, with whether its text was cut and whether it may
+be: a player's name may), the inverted bars the text sits on, and every line it had to
+leave out for want of room. The tests check that each box lies inside the margin, that no
+two intersect, that no pixel outside the boxes differs from the bars, that nothing but a
+name is cut and that no line is left out. Highlights (whose turn, the selection, blanks,
+winners) are drawn inverted, with an arrow where it marks a player.
 """
 
 from __future__ import annotations
@@ -54,7 +57,17 @@ from .models import (
 )
 from .text import text, tiles
 
-__all__ = ["DEFAULT_PANEL", "Layout", "Mark", "format_clock", "layout", "render", "render_marks"]
+__all__ = [
+    "DEFAULT_PANEL",
+    "Layout",
+    "Mark",
+    "Rendering",
+    "format_clock",
+    "layout",
+    "render",
+    "render_marks",
+    "rendering",
+]
 
 DEFAULT_PANEL = PANELS["0.96in"]
 """The panel :func:`render` lays out for when none is given."""
@@ -69,14 +82,16 @@ Align = Literal["left", "right", "center"]
 class Mark:
     """A box drawn into: ``box`` is (left, top, right, bottom), right and bottom exclusive.
 
-    ``kind`` is ``text``, ``number`` or ``shape``; ``value`` the text as drawn and ``cut``
-    whether it was shortened to fit.
+    ``kind`` is ``text``, ``number`` or ``shape``; ``value`` the text as drawn, ``cut``
+    whether it was shortened to fit and ``cuttable`` whether it may be (a player's name, a
+    reason of the engine's: text of any length; everything else is meant to be read whole).
     """
 
     kind: str
     box: tuple[int, int, int, int]
     value: str = ""
     cut: bool = False
+    cuttable: bool = False
 
     def intersects(self, other: Mark) -> bool:
         """True when the two boxes share a pixel."""
@@ -185,6 +200,8 @@ class _Canvas:
         self.body = lay.body
         self.big = lay.big
         self.marks: list[Mark] = []
+        self.bars: list[tuple[int, int, int, int]] = []  # lit backgrounds, right and bottom exclusive
+        self.dropped: list[str] = []  # text that found no room
 
     # --- text ---
 
@@ -199,19 +216,23 @@ class _Canvas:
         face: BitmapFont | None = None,
         fill: int = 1,
         kind: str = "text",
+        cuttable: bool = False,
     ) -> int:
         """``value`` on one line at ``y`` between ``x0`` and ``x1`` (the frame by default),
-        aligned, cut to fit; returns its width in pixels (0: nothing drawn)."""
+        aligned, cut to fit (``cuttable``: as it may be); returns its width in pixels (0:
+        nothing drawn, and a ``value`` with no room at all is reported as dropped)."""
         f = face or self.body
         x0 = self.lay.left if x0 is None else x0
         x1 = self.lay.right if x1 is None else x1
         shown = f.fit(value, x1 - x0)
         if not shown:
+            if value:
+                self.dropped.append(value)
             return 0
         w = f.text_width(shown)
         x = x0 if align == "left" else x1 - w if align == "right" else x0 + (x1 - x0 - w) // 2
         f.draw(self.image, (x, y), shown, fill)
-        self.marks.append(Mark(kind, (x, y, x + w, y + f.height), shown, shown != value))
+        self.marks.append(Mark(kind, (x, y, x + w, y + f.height), shown, shown != value, cuttable))
         return w
 
     def number(self, value: str, y: int, right: int, *, face: BitmapFont | None = None, fill: int = 1) -> int:
@@ -222,43 +243,60 @@ class _Canvas:
                  kind="number")
         return right - f.text_width(value)
 
-    def title(self, value: str, right: str = "", *, number: bool = False) -> None:
-        """The title bar: ``value`` at the left (cut to fit), ``right`` at the right."""
-        self.draw.rectangle((0, 0, self.lay.width - 1, self.lay.title_end - 1), fill=1)
+    def title(
+        self, value: str, right: str = "", *, number: bool = False, cuttable: bool = False, right_cuttable: bool = False
+    ) -> None:
+        """The title bar: ``value`` at the left, ``right`` at the right (a number, never cut,
+        with ``number``). Of two texts the one that may be cut (a name) gets the room the
+        other leaves; of two alike the right one leaves the title half the bar or all it needs."""
+        self.bar(0, self.lay.title_end)
         y = self.lay.panel.margin
         end = self.lay.right
         if right:
+            frame = self.lay.right - self.lay.left
+            gap = self.body.width // 2
             if number:
                 edge = self.number(right, y, self.lay.right, fill=0)
-            else:  # the right part leaves the title half the bar, or all it needs
-                frame = self.lay.right - self.lay.left
-                room = frame - min(self.body.text_width(value), frame // 2) - self.body.width // 2
-                x0 = self.lay.right - min(room, self.body.text_width(right))
-                edge = self.lay.right - self.put(right, y, x0, align="right", fill=0)
-            end = edge - self.body.width // 2
-        self.put(value, y, self.lay.left, end, fill=0)
+            else:
+                if right_cuttable and not cuttable:
+                    keep = min(self.body.text_width(value), frame)
+                elif cuttable and not right_cuttable:
+                    keep = max(0, frame - gap - self.body.text_width(right))
+                else:
+                    keep = min(self.body.text_width(value), frame // 2)
+                x0 = self.lay.right - min(frame - keep - gap, self.body.text_width(right))
+                edge = self.lay.right - self.put(right, y, x0, align="right", fill=0, cuttable=right_cuttable)
+            end = edge - gap
+        self.put(value, y, self.lay.left, end, fill=0, cuttable=cuttable)
 
-    def lines(self, rows: Sequence[int], values: Sequence[str]) -> None:
-        """One value a line, from the first of ``rows``."""
+    def lines(self, rows: Sequence[int], values: Sequence[str], *, face: BitmapFont | None = None) -> None:
+        """One value a line, from the first of ``rows``; the values past the last row are
+        reported as dropped."""
         for y, value in zip(rows, values):
-            self.put(value, y)
+            self.put(value, y, face=face)
+        self.dropped.extend(values[len(rows) :])
 
-    def wrapped(self, rows: Sequence[int], value: str) -> int:
-        """``value`` word-wrapped on ``rows`` (the last line cut with ``…`` when it goes on);
-        returns how many rows it took."""
-        columns = self.lay.columns
-        parts = textwrap.wrap(value, columns) or [""]
+    def wrapped(self, rows: Sequence[int], value: str, *, cuttable: bool = False) -> int:
+        """``value`` word-wrapped on ``rows`` (what does not fit on them goes on the last,
+        cut there with ``…``); returns how many rows it took."""
+        parts = textwrap.wrap(value, self.lay.columns) or [""]
+        if not rows:
+            self.dropped.append(value)
+            return 0
         if len(parts) > len(rows):
-            parts = parts[: len(rows)]
-            parts[-1] += " " * columns  # cut with an ellipsis: there is more
-        self.lines(rows, parts)
-        return min(len(parts), len(rows))
+            parts = [*parts[: len(rows) - 1], " ".join(parts[len(rows) - 1 :])]
+        for y, part in zip(rows, parts):
+            self.put(part, y, cuttable=cuttable)
+        return len(parts)
 
     # --- shapes ---
 
     def bar(self, y: int, height: int, x0: int = 0, x1: int | None = None) -> None:
-        """An inverted band (text on it is drawn with ``fill=0``); not a mark: text sits on it."""
-        self.draw.rectangle((x0, y, (self.lay.width if x1 is None else x1) - 1, y + height - 1), fill=1)
+        """An inverted band (text on it is drawn with ``fill=0``); not a mark but a background
+        (:attr:`bars`): text sits on it. It may run under the bezel: cut there, it loses nothing."""
+        box = (x0, y, self.lay.width if x1 is None else x1, y + height)
+        self.draw.rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=1)
+        self.bars.append(box)
 
     def arrow(self, x: int, y: int, height: int, fill: int = 1) -> int:
         """A right-pointing triangle ``height`` tall in a box from ``x``; returns its width."""
@@ -324,7 +362,7 @@ def _scores(m: ScoresScreen, lang: Lang, c: _Canvas) -> None:
             if p.clock_s is not None:
                 c.number(format_clock(p.clock_s), y, right, fill=fill)
             right -= clock_w + cw
-        c.put(p.name, y, x, right, fill=fill)
+        c.put(p.name, y, x, right, fill=fill, cuttable=True)
 
 
 def _headline_title(c: _Canvas, title: str, mover: PlayerLine, bag: str) -> tuple[str, bool]:
@@ -368,7 +406,7 @@ def _scores_headline(m: ScoresScreen, c: _Canvas, mover: PlayerLine, title: str,
     y = lay.rows[0]
     x = lay.left + c.arrow(lay.left, y + head.height // 4, head.height // 2) + head.width // 2
     right = c.number(str(mover.score), y, lay.right, face=head) - head.width // 2
-    c.put(mover.name, y, x, right, face=head)
+    c.put(mover.name, y, x, right, face=head, cuttable=True)
     others = [p for p in m.players[:4] if p is not mover]
     first = y + head.height + 1
     rows = [first + i * lay.line for i in range((lay.bottom - first) // lay.line)]
@@ -389,7 +427,7 @@ def _scores_headline(m: ScoresScreen, c: _Canvas, mover: PlayerLine, title: str,
         if p.clock_s is not None:
             right = c.number(format_clock(p.clock_s), y, right) - cw
         right = c.number(str(p.score), y, right) - cw
-        c.put(p.name, y, x0, right)
+        c.put(p.name, y, x0, right, cuttable=True)
 
 
 def _word(c: _Canvas, y: int, word: str, x0: int, x1: int) -> None:
@@ -425,7 +463,7 @@ def _last_play(m: LastPlayScreen, lang: Lang, c: _Canvas) -> None:
 
 def _challenge_window(m: ChallengeWindowScreen, lang: Lang, c: _Canvas) -> None:
     lay = c.lay
-    c.title(text("window.title", lang), m.player)
+    c.title(text("window.title", lang), m.player, right_cuttable=True)
     seconds = max(0, m.seconds_left)
     total = max(1, m.total_s)
     share = min(seconds, total) / total
@@ -514,7 +552,7 @@ def _confirm(m: ConfirmScreen, lang: Lang, c: _Canvas) -> None:
     rows = lay.rows
     if m.kind in (ConfirmKind.PASS, ConfirmKind.EXCHANGE):  # the player's own question
         question = text(f"confirm.{m.kind.value}", lang)
-        c.title(m.player or question, tiles(m.count, lang) if m.kind is ConfirmKind.EXCHANGE else "")
+        c.title(m.player or question, tiles(m.count, lang) if m.kind is ConfirmKind.EXCHANGE else "", cuttable=bool(m.player))
         _question(c, question)
         c.lines(rows[2:], [text("hold_done", lang), text("challenge_cancels", lang)])
         return
@@ -546,12 +584,13 @@ def _unseen(m: UnseenScreen, lang: Lang, c: _Canvas) -> None:
     y = next(rows)
     x = lay.left
     cw = c.body.width
-    for letter, n in entries:  # tiles flowing like words: a lit box with the letter, then the count
+    for i, (letter, n) in enumerate(entries):  # tiles flowing like words: a lit box with the letter, then the count
         count = str(n)
         w = cw + 2 + c.body.text_width(count)  # (the last column of the count is the glyph's spacing)
         if x + w > lay.right:
             nxt = next(rows, None)
             if nxt is None:
+                c.dropped.extend(f"{letter} {n}" for letter, n in entries[i:])
                 break
             x, y = lay.left, nxt
         x += c.tile(x, y, letter) + 1
@@ -589,7 +628,7 @@ def _tally(m: TallyScreen, lang: Lang, c: _Canvas) -> None:
         right -= rack_w + cw
         c.number(str(row.score), y, right, fill=fill)
         right -= score_w + cw
-        c.put(row.name, y, lay.left + cw, right, fill=fill)
+        c.put(row.name, y, lay.left + cw, right, fill=fill, cuttable=True)
     if len(rows) < len(lay.rows) and m.winners:
         names = ", ".join(m.rows[i].name for i in m.winners if i < len(m.rows))
         key = "tally.tie" if len(m.winners) > 1 else "tally.winner"
@@ -664,7 +703,7 @@ def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: _Canvas) -> None:
             c.tile(box, y, letter, fill=fill)
         else:  # not drawn yet: an empty box
             c.shape((box, y, x1, y + lay.line - 1), outline=True, fill=fill)
-        c.put(name, y, x0, box - cw // 2, fill=fill)
+        c.put(name, y, x0, box - cw // 2, fill=fill, cuttable=True)
     if first is not None:
         message = text("draw.back", lang)
     elif m.redraw:  # the tied seats are the marked ones
@@ -677,7 +716,7 @@ def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: _Canvas) -> None:
 def _adjust(m: AdjustScreen, lang: Lang, c: _Canvas) -> None:
     lay = c.lay
     rows = lay.rows
-    c.title(m.player, text("adjust.next", lang))
+    c.title(m.player, text("adjust.next", lang), cuttable=True)
     c.put(f"{m.score} {_signed(m.points)} = {m.score + m.points}", rows[0], align="center", kind="number")
     c.lines(rows[1:], [text(k, lang) for k in ("adjust.keys", "adjust.hold", "adjust.done")])
 
@@ -721,17 +760,35 @@ _RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
 }
 
 
-def render_marks(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> tuple[Image.Image, tuple[Mark, ...]]:
-    """The screen for ``model`` in ``lang`` on ``panel``, and the boxes drawn into."""
+@dataclass(frozen=True)
+class Rendering:
+    """A screen as drawn: the ``image``, every box drawn into (``marks``), the lit bars the
+    text sits on (``bars``, boxes right and bottom exclusive) and the text that found no
+    room (``dropped``)."""
+
+    image: Image.Image
+    marks: tuple[Mark, ...]
+    bars: tuple[tuple[int, int, int, int], ...]
+    dropped: tuple[str, ...]
+
+
+def rendering(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> Rendering:
+    """The screen for ``model`` in ``lang`` on ``panel``, with what was drawn where."""
     try:
         draw = _RENDERERS[type(model)]
     except KeyError:
         raise TypeError(f"no screen for {type(model).__name__}") from None
     canvas = _Canvas(layout(panel))
     draw(model, lang, canvas)
-    return canvas.image, tuple(canvas.marks)
+    return Rendering(canvas.image, tuple(canvas.marks), tuple(canvas.bars), tuple(canvas.dropped))
+
+
+def render_marks(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> tuple[Image.Image, tuple[Mark, ...]]:
+    """The screen for ``model`` in ``lang`` on ``panel``, and the boxes drawn into."""
+    r = rendering(model, lang, panel)
+    return r.image, r.marks
 
 
 def render(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> Image.Image:
     """The screen for ``model`` in ``lang``: a new image of ``panel``'s size, mode ``"1"``."""
-    return render_marks(model, lang, panel)[0]
+    return rendering(model, lang, panel).image
