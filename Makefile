@@ -1,10 +1,11 @@
-# Quick start: `make demo` (a complete game on simulated hardware, into ./demo-out) and
-# `make test`; each creates .venv and installs the project with its test extra.
+# Quick start: `make play` (the table in the browser, on simulated hardware), `make demo` (a
+# complete game on simulated hardware, into ./demo-out) and `make test`; each creates .venv
+# and installs the project with its test extra.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test soak bench venv clean
+.PHONY: play demo test soak bench venv clean
 
 venv: $(VENV)/.installed
 
@@ -14,6 +15,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
+
+play: venv
+	$(VENV)/bin/scoreboard play
 
 demo: venv
 	$(VENV)/bin/scoreboard demo --out demo-out

@@ -219,6 +219,8 @@ def decode_body(chunk):
     if crc32(body[:-_CRC_SIZE]) != crc:
         raise CrcError("CRC mismatch")
     kind, _flags, seq, length = struct.unpack(_HEADER, body[:_HEADER_SIZE])
+    if length > MAX_PAYLOAD:  # as on the host: the wire limit lets bodies of up to 4115 bytes through
+        raise FrameError("length field %d is over %d" % (length, MAX_PAYLOAD))
     if length != len(body) - MIN_BODY:
         raise FrameError("length field %d, payload %d bytes" % (length, len(body) - MIN_BODY))
     return kind, seq, body[_HEADER_SIZE:-_CRC_SIZE]
@@ -227,7 +229,9 @@ def decode_body(chunk):
 class FrameParser:
     """Turns a byte stream into ``(type, seq, payload)`` frames; never raises on input.
 
-    Counts what it drops in ``crc_errors``, ``malformed`` and ``oversize``.
+    Counts what it drops in ``crc_errors``, ``malformed`` (bad COBS, too short, a length
+    field other than the payload's or over ``MAX_PAYLOAD``) and ``oversize`` (no delimiter
+    within ``MAX_WIRE``), as the host's parser does (PROTOCOL.md, framing).
     """
 
     def __init__(self, limit=MAX_WIRE):

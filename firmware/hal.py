@@ -156,7 +156,10 @@ class Hal:
     # --- link, watchdog, identity -------------------------------------------------------
 
     def serial_write(self, data):
-        """Send ``data`` to the host (dropped while no host listens)."""
+        """Send ``data`` (one frame) to the host; returns at once, never waiting for the host.
+
+        A HAL may queue it and send the rest from :meth:`ready` and :meth:`idle`; a frame the
+        host does not take is dropped (``dropped_writes``), whole or in part."""
         raise NotImplementedError
 
     def serial_read(self):

@@ -45,8 +45,13 @@ class Costs:
     - each finished exchange: 1.5 transactions to find the reader behind the IRQ line, 2 to
       fetch the answer, 30 us in ``Select.answer``; each next exchange 7 to launch; two
       CRC_A (40 us each) per full select;
-    - end of a read: CMD_IDLE, transmitter off, antenna deselected, IRQ released (4
-      transactions), 40 us of debounce.
+    - end of a read, a fault's too: CMD_IDLE, transmitter off, antenna deselected, IRQ
+      released (4 transactions), 40 us of debounce;
+    - a frame to the host: ``cpu_write_us`` plus ``cpu_write_byte_us`` a byte (``hal_rp2``
+      writes the USB CDC one byte at a time, each after a poll: an estimate to measure), the
+      first ``PUMP_WRITE`` bytes at once, the rest ``PUMP_READY`` bytes per ``ready()`` call
+      (``PUMP_IDLE`` per ``idle()``) as ``hal_rp2``'s queue sends them. The frame counts as
+      sent when written (``tx``), its bytes' CPU time follows.
 
     ``tag_powerup_us``: how long a tag needs in the field before it answers (ISO 14443-3
     allows 5 ms); a WUPA sent sooner after the antenna was switched on goes unanswered.
@@ -55,7 +60,7 @@ class Costs:
 
     def __init__(self, reg_us: float = 15.0, python_scale: float = 1.0,
                  tag_min_us: int = 6500, tag_max_us: int = 8500, tag_powerup_us: int = 200,
-                 mcp_erratum: bool = True) -> None:
+                 mcp_erratum: bool = True, cpu_write_byte_us: float = 10.0) -> None:
         self.reg_us = reg_us
         self.python_scale = python_scale
         self.tag_powerup_us = tag_powerup_us
@@ -73,7 +78,8 @@ class Costs:
         self.cpu_exchange_us = int(1.5 * reg + 2 * reg + 30 * py)  # find, fetch, Select.answer
         self.cpu_crc_us = int(40 * py)
         self.cpu_end_us = int(4 * reg + 40 * py)  # CMD_IDLE, field off, antenna off, IRQ; debounce
-        self.cpu_write_us = 50  # one frame into the USB buffer (plus 1 us per 4 bytes)
+        self.cpu_write_us = 50  # one frame to the host, its bytes not counted
+        self.cpu_write_byte_us = cpu_write_byte_us  # each byte: a poll and a 1-byte USB write
         self.cpu_read_us = 10  # polling the serial input
 
     @property
@@ -91,6 +97,11 @@ class Costs:
     def cpu_empty_us(self) -> int:
         """CPU time of an empty antenna after the start."""
         return self.cpu_exchange_us + self.cpu_end_us
+
+
+PUMP_WRITE = 32  # hal_rp2.USB_PUMP_WRITE
+PUMP_READY = 16  # hal_rp2.USB_PUMP_READY
+PUMP_IDLE = 64  # 4 x hal_rp2.USB_PUMP_READY
 
 
 class FakeExpanders:
@@ -297,6 +308,7 @@ class FakeHal(Hal):
         self.tx_us: list[int] = []  # when each entry of ``tx`` was written
         self.rx = bytearray()
         self.dropped_writes = 0
+        self.tx_debt_us = 0.0  # CPU time the queued bytes of frames written still need
         self.watchdog_feeds = 0
         self.max_feed_gap_us = 0
         self._last_feed_us = 0
@@ -388,7 +400,16 @@ class FakeHal(Hal):
         """Let ``ms`` pass without the controller running (for tests of the board alone)."""
         self._advance_to(self.now_us + int(ms * 1000))
 
+    def _pump(self, nbytes: int) -> None:
+        """The CPU sends up to ``nbytes`` queued bytes to the host."""
+        us = min(self.tx_debt_us, nbytes * self.costs.cpu_write_byte_us)
+        self.tx_debt_us -= us
+        self._cpu(us)
+
     def idle(self, max_us: int) -> None:
+        if self.tx_debt_us > 0:
+            self._pump(PUMP_IDLE)
+            return
         target = self.now_us + max(1, int(max_us))
         pending = [t for t in (self._due(j) for j in self.jobs if j is not None) if t > self.now_us]
         if pending:
@@ -418,7 +439,7 @@ class FakeHal(Hal):
         c = self.costs
         self._cpu(c.cpu_pick_us)
         self._switch(reader, antenna)
-        self.field[reader] = True
+        self.field[reader] = reader not in self.unaddressed  # hal_rp2 leaves a reader in error unpowered
         self.field_since[reader] = self.now_us
         self.reads_started += 1
         if known is not None:
@@ -484,6 +505,8 @@ class FakeHal(Hal):
 
     def ready(self) -> int:
         c = self.costs
+        if self.tx_debt_us > 0:
+            self._pump(PUMP_READY)
         while True:
             best = -1
             best_t = 0
@@ -511,7 +534,7 @@ class FakeHal(Hal):
                 continue
             if job.done_us is None or job.done_us > self.now_us:  # past its deadline, no IRQ
                 job.outcome = ReaderFault(best, "no answer within %d us" % exchange_deadline_us(self.timeout_us))
-                self._end(best, job, clean=False)
+                self._end(best, job)
                 return best
             self._cpu(c.cpu_exchange_us)
             if job.radio:
@@ -525,13 +548,14 @@ class FakeHal(Hal):
             self._end(best, job)
             return best
 
-    def _end(self, reader: int, job: _Job, clean: bool = True) -> None:
-        """The read is over: CMD_IDLE, transmitter off, antenna deselected, IRQ released."""
+    def _end(self, reader: int, job: _Job) -> None:
+        """The read is over, by a fault too (as ``hal_rp2._finish``): CMD_IDLE, transmitter off,
+        antenna deselected, IRQ released. A hung reader's drivers take the write: its field is
+        off from its fault to its reset, as every idle reader's."""
         self.jobs[reader] = None
         self.finished[reader] = job
-        if clean:
-            self._cpu(self.costs.cpu_end_us)
-            self.idle_commands[reader] += 1
+        self._cpu(self.costs.cpu_end_us)
+        self.idle_commands[reader] += 1
         if self.release_idle:
             self.field[reader] = False
             self._switch(reader, -1)
@@ -608,7 +632,10 @@ class FakeHal(Hal):
     # --- link, watchdog, identity -------------------------------------------------------
 
     def serial_write(self, data: bytes) -> None:
-        self._cpu(self.costs.cpu_write_us + len(data) // 4)
+        c = self.costs
+        now = min(len(data), PUMP_WRITE)
+        self._cpu(c.cpu_write_us + now * c.cpu_write_byte_us)
+        self.tx_debt_us += (len(data) - now) * c.cpu_write_byte_us
         if self.connected:
             self.tx.append(bytes(data))
             self.tx_us.append(self.now_us)
@@ -663,6 +690,7 @@ class FakeHal(Hal):
             self.field[r] = False
             self._switch(r, -1)
         self.rx.clear()
+        self.tx_debt_us = 0.0
         self.tx = []
         self.tx_us = []
 

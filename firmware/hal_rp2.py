@@ -1,6 +1,9 @@
 """The HAL on the reference build: RP2040, MFRC522 readers, MCP23S17 antenna switches.
 
-Never imported under CPython (only compiled in the tests). Wiring (hardware/README.md):
+Runs under MicroPython 1.20 or later (``select.poll`` on ``sys.stdout`` and a bounded USB
+write need it). The tests run this file unchanged on register-level fakes of the chips and of
+MicroPython's modules (``tests/chipfakes``, ``tests/test_firmware_rp2.py``). Wiring
+(hardware/README.md):
 
 - SPI0 at 4 MHz (SCK GP2, MOSI GP3, MISO GP4) to every reader strip. Chip selects go
   through two 74HC154 decoders: address A0-A3 on GP6-GP9, strobe of decoder 0 (readers
@@ -10,7 +13,8 @@ Never imported under CPython (only compiled in the tests). Wiring (hardware/READ
   expanders share one chip select through their hardware address pins.
 - Every reader's IRQ pin (open drain, active low) joins one line on GP12 with a 10 kOhm
   pull-up: the CPU reads registers only when some reader has finished an exchange.
-- Link: USB CDC (``sys.stdout.buffer``, ``sys.stdin.buffer`` polled with ``select``),
+- Link: USB CDC (frames queued, sent from the main loop one byte per ``sys.stdout.buffer``
+  write while ``select.poll`` says there is room; ``sys.stdin.buffer`` polled the same way),
   or UART0 at 115200 baud on GP0/GP1.
 
 Each reader runs an ``iso14443a.Select`` state machine; :meth:`Rp2Hal.ready` advances
@@ -71,16 +75,18 @@ MCP_OLATA = 0x14
 MCP_HAEN = 0x08
 RST_BIT = 0x8000  # GPB7
 
-# Transmitter conductance (MFRC522 9.3.3.4-9.3.3.6): the p-driver's conductance for the
-# unmodulated carrier (CWGsP, 0-63) and during modulation (ModGsP); GsN the n-driver's.
-# 0x3F/0x3F/0x88 are the reset values (full power). The reference build's tags sit 2-3 mm
-# above 15 mm coils, so it runs at about a third: less current (hardware/README.md,
-# "Power") and a weaker field at the neighbouring cells. Set it on the prototype to the
-# lowest value that still reads every cell (CW_GSP below), then keep MOD_GSP equal to it
-# so 100 % ASK keeps its depth.
+# Transmitter conductance (MFRC522 datasheet rev. 3.9, 9.3.3.4-9.3.3.6). CWGsPReg (0-63) is
+# the p-driver's conductance for the unmodulated carrier: it sets the field. It resets to
+# 0x20 (0x3F is the maximum); GsNReg (CWGsN and ModGsN, the n-driver's) resets to 0x88.
+# ModGsPReg (reset 0x20) is the p-driver's conductance during modulation, i.e. the depth
+# of the ASK pauses; it has no effect while TxASKReg.Force100ASK is set, as _init_reader
+# sets it for type A's 100 % ASK, so the firmware leaves it alone. The reference build's
+# tags sit 2-3 mm above 15 mm coils, so CWGsP starts at 0x14, about a third of the maximum
+# and below the reset value: less current (hardware/README.md, "Power budget") and a
+# weaker field at the neighbouring cells. On the prototype, lower it to the smallest value
+# that still reads every cell.
 CW_GSP = 0x14
-MOD_GSP = 0x14
-GSN = 0x88  # CWGsN 8, ModGsN 8: the reset value
+GSN = 0x88  # CWGsN 8, ModGsN 8: the reset value, written so the carrier's drive is known
 
 TIMER_TICK_US = 25  # TPrescaler 0xA9: 13.56 MHz / 339 = 40 kHz
 
@@ -96,7 +102,10 @@ PIN_ADDR = (6, 7, 8, 9)
 PIN_STROBE = (10, 11)
 PIN_IRQ = 12
 PIN_SAFE_BOOT = 22  # to GND with a jumper at power-up: no watchdog, Ctrl-C works (re-flashing)
-USB_WRITE_BUDGET_US = 3000  # a frame the host does not take by then is dropped, never waited for
+USB_WRITE_BUDGET_US = 3000  # the USB buffer full this long with bytes waiting: the host is not reading, they are dropped
+USB_QUEUE = 8192  # bytes waiting for the USB link at most; a frame that does not fit is dropped
+USB_PUMP_WRITE = 32  # bytes sent at once by serial_write (a HEARTBEAT or ACK goes out whole)
+USB_PUMP_READY = 16  # bytes sent by each ready(): a long frame goes out between the readers' service
 EXPANDER_CS = (19, 20, 21)  # decoder 1 outputs 3-5 (device numbers 16 + 3..5)
 
 
@@ -110,7 +119,11 @@ class Rp2Hal(Hal):
         # Safe boot: GP22 held low at power-up leaves the watchdog off and Ctrl-C on, so
         # mpremote can stop the program and copy new files.
         self.safe_boot = Pin(PIN_SAFE_BOOT, Pin.IN, Pin.PULL_UP).value() == 0
-        self.dropped_writes = 0
+        self.dropped_writes = 0  # frames lost, whole or in part, because the host did not take them
+        self._txq = []  # frames waiting for the USB link, oldest first
+        self._txk = 0  # bytes of the first one already sent
+        self._txn = 0  # bytes waiting in all
+        self._stuck = None  # since when the USB buffer has had no room while bytes wait
         self.spi = SPI(0, baudrate=spi_baud, polarity=0, phase=0,
                        sck=Pin(PIN_SCK), mosi=Pin(PIN_MOSI), miso=Pin(PIN_MISO))
         for p in PIN_ADDR:
@@ -134,7 +147,7 @@ class Rp2Hal(Hal):
         self._error = [None] * readers
         self._done = []
         self._order = []  # busy readers, oldest exchange first
-        self._check_late = 0
+        self._check_late = time.ticks_us()  # not 0: ticks_us does not start at 0 after a soft reset
         self._latch = [RST_BIT] * readers  # expander outputs: RST high, no antenna
         self._timeout_reload = 60
         self._link = link
@@ -262,6 +275,9 @@ class Rp2Hal(Hal):
         return time.ticks_add(a, delta)
 
     def idle(self, max_us):
+        if self._txq:
+            self._pump(4 * USB_PUMP_READY)
+            return
         # Spin rather than sleep: a read finishes within 1.5-2 ms and the IRQ line is cheap to poll.
         if self.irq.value() and max_us > 200:
             time.sleep_us(100)
@@ -282,7 +298,7 @@ class Rp2Hal(Hal):
         self._write(r, TPrescalerReg, 0xA9)
         self._write(r, TReloadRegH, self._timeout_reload >> 8)
         self._write(r, TReloadRegL, self._timeout_reload & 0xFF)
-        self._write(r, TxASKReg, 0x40)
+        self._write(r, TxASKReg, 0x40)  # Force100ASK: type A's 100 % ASK, whatever ModGsPReg says
         self._write(r, ModeReg, 0x3D)
         self._write(r, CollReg, 0x00)
         self._write(r, RFCfgReg, 0x48)  # receiver gain 33 dB, not maximum (neighbours, notes)
@@ -290,7 +306,6 @@ class Rp2Hal(Hal):
         self._write(r, DivIEnReg, 0x00)  # IRQ pin open drain: all readers share one line
         self._write(r, GsNReg, GSN)
         self._write(r, CWGsPReg, CW_GSP)
-        self._write(r, ModGsPReg, MOD_GSP)
         self._write(r, TxControlReg, 0x80)  # drivers off: an idle reader has no field
 
     def set_settle_us(self, us):
@@ -381,10 +396,12 @@ class Rp2Hal(Hal):
         return 1
 
     def _finish(self, r, error=None):
-        if not isinstance(error, ReaderFault):
-            self._write(r, CommandReg, CMD_IDLE)  # whatever the reader was doing stops
-            self._write(r, TxControlReg, 0x80)  # no field while idle: the keep-out holds
-            self._write(r, ComIrqReg, 0x7F)  # an idle reader must not hold the IRQ line low
+        # Every ending, a fault's too: a hung reader's command logic may be wedged, but its
+        # TxControlReg still switches the drivers off, and one that left the bus ignores the
+        # writes. Its antenna is deselected through the expander in any case.
+        self._write(r, CommandReg, CMD_IDLE)  # whatever the reader was doing stops
+        self._write(r, TxControlReg, 0x80)  # no field while idle: the keep-out holds
+        self._write(r, ComIrqReg, 0x7F)  # an idle reader must not hold the IRQ line low
         self._switch(r, RST_BIT)  # no antenna selected either
         self._launch_at[r] = None
         self._busy[r] = False
@@ -395,6 +412,8 @@ class Rp2Hal(Hal):
         self._done.append(r)
 
     def ready(self):
+        if self._txq:
+            self._pump(USB_PUMP_READY)
         if self._done:
             return self._done.pop(0)
         now = time.ticks_us()
@@ -466,28 +485,65 @@ class Rp2Hal(Hal):
                 micropython.kbd_intr(-1)  # a 0x03 byte in a frame must not stop the program
             self._poll = select.poll()
             self._poll.register(sys.stdin, select.POLLIN)
-            # MicroPython blocks a USB CDC write while the host keeps DTR low (issue 9634):
-            # write only what the port takes, for USB_WRITE_BUDGET_US at most.
+            # A USB CDC write waits, while a host has the port open (DTR high), until the
+            # TinyUSB FIFO has room for it, up to MICROPY_HW_USB_CDC_TX_TIMEOUT (500 ms);
+            # MicroPython 1.20-1.26 write nothing then, and poll still says "writable".
+            # POLLOUT means one byte of room, so _pump writes one byte at a time.
             self._wpoll = select.poll()
             self._wpoll.register(sys.stdout, select.POLLOUT)
             self._out = sys.stdout.buffer
             self._in = sys.stdin.buffer
 
     def serial_write(self, data):
+        """Over USB: queue the frame and send its first bytes; ``ready`` and ``idle`` send the
+        rest (``_pump``). Returns at once, whatever the host does."""
         if self._link == "uart":
             self.uart.write(data)
             return
-        view = memoryview(data)
-        start = time.ticks_us()
-        while view:
-            if not self._wpoll.poll(0):
-                if time.ticks_diff(time.ticks_us(), start) > USB_WRITE_BUDGET_US:
-                    self.dropped_writes += 1  # the rest is dropped; the host resyncs at the next 0x00
-                    return
-                continue
-            n = self._out.write(view[:64])  # one USB packet: never more than the port took
-            if n:
-                view = view[n:]
+        if self._txn + len(data) > USB_QUEUE:
+            self.dropped_writes += 1  # the host has not taken the frames before: this one is lost
+            return
+        self._txq.append(data)
+        self._txn += len(data)
+        self._pump(USB_PUMP_WRITE)
+
+    def _pump(self, limit):
+        """Send up to ``limit`` queued bytes, one byte per write, each after poll said the USB
+        buffer has room for one: no write ever waits inside MicroPython (hardware/README.md,
+        "Wiring to the Pi"). Full for USB_WRITE_BUDGET_US while bytes wait: the host is not
+        reading, and everything queued is dropped (it resyncs at the next frame's 0x00)."""
+        q = self._txq
+        frame = q[0]
+        k = self._txk
+        write = self._out.write
+        ipoll = self._wpoll.ipoll
+        while limit > 0:
+            wrote = 0
+            for _ in ipoll(0):
+                wrote = write(frame, k, 1)
+                break
+            if not wrote:
+                now = time.ticks_us()
+                if self._stuck is None:
+                    self._stuck = now
+                elif time.ticks_diff(now, self._stuck) > USB_WRITE_BUDGET_US:
+                    self.dropped_writes += len(q)
+                    self._txq = []
+                    self._txn = 0
+                    k = 0
+                    self._stuck = None
+                break
+            self._stuck = None
+            limit -= 1
+            self._txn -= 1
+            k += 1
+            if k == len(frame):
+                q.pop(0)
+                k = 0
+                if not q:
+                    break
+                frame = q[0]
+        self._txk = k
 
     def serial_read(self):
         if self._link == "uart":

@@ -236,9 +236,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--link", metavar="PATH", help="with --simulate: a running simulated board's link")
     p.add_argument("--script", metavar="FILE", help="with --simulate: a table script to play")
     p.add_argument("--virtual-clock", action="store_true", help="with --script: as fast as events allow")
-    p.add_argument("--window", action="store_true", help="with --simulate: show the display in a window")
+    p.add_argument("--window", action="store_true", help="retired: `scoreboard play` shows the displays in the browser")
     p.add_argument("--out", metavar="DIR", help="with --simulate: where screens go (default STATE/simulate)")
+    p.add_argument("--control", metavar="PATH", help="with --simulate: a unix socket to press the seat buttons and"
+                   " watch the frames from outside (what `scoreboard play` uses)")
+    p.add_argument("--parent-pipe", type=int, metavar="FD",
+                   help="stop when this pipe's other end closes (the process that started it is gone)")
     p.set_defaults(func=Handler("scoreboard.run_cli:cmd_run"))
+
+    p = sub.add_parser(
+        "play",
+        help="play at a simulated table in the browser, through the real service",
+        description="Start the simulated board, the service on it and a web server on 127.0.0.1; print the "
+        "page's address and open it in a browser where there is one. On the page: the board with its "
+        "premium squares, the racks, the bag, each display as the service shows it and each seat's "
+        "buttons (click: press, hold: long press; keys per seat); drag tiles to play (from the bag to a "
+        "rack slot is a draw), click faults (cable, controller, a reader, the service's power). Each "
+        "session keeps its own journal (--state, default a new folder under STATE/play/). Ctrl-C stops it.",
+    )
+    p.add_argument("--rules", choices=PROFILES, help="rule profile (default: the configuration's)")
+    p.add_argument("--players", metavar="NAMES", help='player names in seat order, comma-separated: "Anna,Ben,Cleo"')
+    _config_options(p)
+    p.add_argument("--watch", action="store_true", help="watch the demo's scripted game live instead (hands off)")
+    p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                   help="the address to listen on (default 127.0.0.1; any other needs --token)")
+    p.add_argument("--port", type=int, default=8716, metavar="N", help="the port (default 8716; 0: any free one)")
+    p.add_argument("--token", metavar="TOKEN", help="a secret the page's address must carry (at least 16 characters;"
+                   " or $SCOREBOARD_PLAY_TOKEN); needed with --host")
+    p.add_argument("--state", metavar="DIR", help="the session's folder: journal in DIR/state, frames in DIR/out"
+                   " (default: a new one under STATE/play/)")
+    p.add_argument("--seed", type=int, help="seed of the blind draws from the bag (default: random)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser, only print the address")
+    p.set_defaults(func=Handler("scoreboard.play.cli:cmd_play"))
 
     p = sub.add_parser(
         "simulate-board",
@@ -263,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")
     p.add_argument("--json", action="store_true", help="last line: one JSON object of all figures")
     p.add_argument("--only", metavar="NAMES", help="only these benchmarks, comma-separated (engine, lexicon, link,"
-                   " core, press, scan, service, long)")
+                   " core, press, scan, service, play, long)")
     p.add_argument("--skip", metavar="NAMES", help="all but these (long: the 2-hour game, about 20 minutes)")
     p.set_defaults(func=Handler("scoreboard.bench:cmd_bench"))
     return parser

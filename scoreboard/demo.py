@@ -23,19 +23,22 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.board import Square
+from engine.board import PlacedTile, Square
 from engine.events import OverrideRuling, PlayMade
 from engine.first_player import FirstPlayerDraw
 from engine.game import ChallengeResult, Game
-from engine.lexicon import Lexicon
+from engine.lexicon import Lexicon, infer_blanks
 from engine.placement import Placement
+from engine.scoring import ScoredPlay
+from engine.tiles import BLANK
 from engine.rules import RuleProfile, get_profile
 from engine.tiles import TileSet
 from scoreboard.config import load_config
 from scoreboard.controller.state import MENU_ITEMS
+from scoreboard.demo_games import DEMO_GAMES
 from scoreboard.screens.models import MenuItem
 
-__all__ = ["ScriptWriter", "cmd_demo", "demo_script"]
+__all__ = ["ScriptWriter", "cmd_demo", "demo_script", "short_demo_script"]
 
 SETTLE = 0.8  # seconds for the board to settle before a Done (stabiliser: 2 reports, 0.3 s)
 
@@ -113,18 +116,46 @@ class ScriptWriter:
         return next(s for s, n in sorted(self.racks[seat].items()) if n.rpartition(".")[0] == letter)
 
     def lay(self, seat: int, tiles: str) -> Placement:
-        """Lay rack tiles (``"H8:R H9:O"``) on the board; the placement for the mirror."""
+        """Lay rack tiles (``"H8:R H9:O"``, a blank as the letter it stands for in lower case:
+        ``"H10:s"``) on the board; the placement for the mirror."""
         placed = []
         self.last_play = (seat, {}, [])
         for item in tiles.split():
             square, letter = item.split(":")
-            slot = self.slot_of(seat, letter)
+            blank = letter.islower()
+            slot = self.slot_of(seat, BLANK if blank else letter)
             name = self.racks[seat].pop(slot)
             self.cells[square] = name
             self.last_play[1][square] = name
             self.line(f"move R{seat + 1}.{slot + 1} {square}", 0.2)
-            placed.append((Square.from_name(square), self.tile_set.tile(letter)))
+            tile = self.tile_set.tile(BLANK).assigned(letter.upper()) if blank else self.tile_set.tile(letter)
+            placed.append((Square.from_name(square), tile))
         return Placement(placed)
+
+    def name_blanks(self, seat: int, placement: Placement) -> None:
+        """After a Done: the presses that name the play's blanks on the blank picker, as
+        the controller offers them (none when the lexicon leaves one letter only)."""
+        assert self.game is not None
+        ts = self.tile_set
+        named: list[PlacedTile] = []
+        for i, placed in enumerate(placement.tiles):
+            if not placed.tile.blank:
+                continue
+            # the blanks before this one as the player named them, this one and those after unnamed
+            unnamed = [PlacedTile(p.square, ts.tile(BLANK)) if p.tile.blank and j >= i else p
+                       for j, p in enumerate(placement.tiles)]
+            options = infer_blanks(self.game.board, Placement(unnamed), self.lexicon, ts)
+            if len(options) == 1:
+                return  # (the controller names the rest itself, by the same search)
+            fitting = {t.tile.letter for o in options for t in o.tiles if t.square == placed.square}
+            candidates = [ch for ch in ts.letters if ch != BLANK and (not fitting or ch in fitting)]
+            index = candidates.index(placed.tile.letter)
+            self.comment(f"{self.players[seat]} names the blank on {placed.square.name()}: {placed.tile.letter}")
+            forward = index <= len(candidates) - index
+            for n in range(index if forward else len(candidates) - index):
+                self.press(seat, "done" if forward else "challenge", after=1.0 if n == 0 and not named else 0.3)
+            self.press(seat, "done", long=True, after=0.3 if index or named else 1.0)
+            named.append(placed)
 
     def take_back(self, seat: int, squares: Sequence[str]) -> None:
         for square in squares:
@@ -161,11 +192,23 @@ class ScriptWriter:
         assert first is not None, f"{first_draws!r} ties: the demo draws different tiles"
         self.game = Game(self.profile, self.players, rng=random.Random(0), first=first)
 
-    def play(self, seat: int, tiles: str) -> None:
+    def play(self, seat: int, tiles: str) -> ScoredPlay:
+        """``seat`` lays ``tiles`` and presses Done (naming its blanks when asked); the play."""
         assert self.game is not None
         placement = self.lay(seat, tiles)
-        self.game.play(seat, placement)
         self.press(seat, "done")
+        self.name_blanks(seat, placement)
+        scored = self.game.play(seat, placement)
+        self.line("tick", 1.0)
+        return scored
+
+    def agree_out(self, seat: int) -> None:
+        """``seat`` went out: every other seat presses Done, the window closes, the game ends."""
+        assert self.game is not None
+        for other in range(len(self.players)):
+            if other != seat:
+                self.press(other, "done", after=0.5)
+        self.game.close_window()
         self.line("tick", 1.0)
 
     def challenge(self, seat: int, ruling_s: float = 5.5) -> bool:
@@ -335,7 +378,64 @@ class ScriptWriter:
 
 
 def demo_script(rules: str, players: Sequence[str], lexicon: Lexicon) -> tuple[str, Game]:
-    """The table script of the demo game under ``rules``, and the game it should give."""
+    """The table script of the demo game under ``rules`` (a whole game,
+    :mod:`scoreboard.demo_games`; the short one where the profile has none), and the game it
+    should give."""
+    plan = DEMO_GAMES.get(rules)
+    if plan is None:
+        return short_demo_script(rules, players, lexicon)
+    profile = get_profile(rules)
+    w = ScriptWriter(profile, players, lexicon)
+    w.start("AE")  # A is nearer to the start of the alphabet: seat 1 begins
+    assert w.game is not None
+    g = w.game
+    for number, text in enumerate(plan.strip().splitlines(), start=1):
+        words = text.split("|")
+        head = words[0].split()
+        kind, rest = head[0], head[1:]
+        if kind == "deal":
+            w.comment("the deal: seven tiles each")
+            for seat, rack in enumerate(rest):
+                w.draw(seat, rack)
+            w.line("tick", 1.0)
+            continue
+        seat = int(rest[0]) - 1
+        assert g.turn == seat, f"{rules} demo, line {number}: {text!r} is not {g.players[g.turn]}'s turn"
+        tiles = " ".join(rest[1:])
+        if kind == "play":
+            scored = w.play(seat, tiles)
+            w.comment(f"{g.players[seat]}: {', '.join(word.text for word in scored.words)}, {scored.score}"
+                      + (" (a bingo)" if scored.bingo else ""))
+            for extra in words[1:]:
+                what, value = extra.split()
+                if what == "challenged":
+                    w.comment(f"{g.players[int(value) - 1]} challenges; the play stands")
+                    assert not w.challenge(int(value) - 1), f"{rules} demo, line {number}: the play does not stand"
+                else:
+                    w.draw(seat, value)
+                    w.line("tick", SETTLE)  # the rack read before its tiles move on (the same player may play next)
+            if not g.racks[seat] and not len(g.bag):
+                w.agree_out(seat)
+        elif kind == "phony":
+            w.comment(f"{g.players[seat]} tries a phony; it is challenged and taken back")
+            w.play(seat, tiles)
+            assert w.challenge(1 - seat), f"{rules} demo, line {number}: the phony stands"
+        elif kind == "exchange":
+            w.exchange(seat, rest[1], rest[2])
+        elif kind == "pass":
+            w.pass_turn(seat)
+        else:
+            raise ValueError(f"{rules} demo, line {number}: no such turn {kind!r}")
+    assert g.over, f"the {rules} demo game does not end"
+    w.comment("the tally")
+    w.line("tick", 3.0)
+    w.line("end")
+    return w.text(), g
+
+
+def short_demo_script(rules: str, players: Sequence[str], lexicon: Lexicon) -> tuple[str, Game]:
+    """The short demo game (two plays, a challenge each way, passes until the tally): the
+    game of version 0.1's demo, which the crash, soak and cable tests play many times over."""
     profile = get_profile(rules)
     w = ScriptWriter(profile, players, lexicon)
     w.start("AE")  # A is nearer to the start of the alphabet: seat 1 begins

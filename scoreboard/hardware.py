@@ -7,7 +7,8 @@ first ``/dev/serial/by-id`` match), the buttons on the Pi's GPIO, the OLED(s) on
 tiles enrolled in the state directory. Simulated (:class:`Simulation`): the simulated board
 as its own process on a pty (or a running one at ``link``; one started here stops when this
 process ends, however it ends: it watches a pipe whose other end only this process holds),
-mock GPIO pins, an emulated display writing PNG frames, ``screens.txt`` and, on closing,
+mock GPIO pins, an emulated display writing PNG frames (one per seat when ``[display]``
+gives seat channels, as the table it simulates has), ``screens.txt`` and, on closing,
 ``screens.gif`` into ``out``, and the simulated tile set's tags; with ``virtual_clock`` the
 board runs in lockstep with a clock that moves only when told. With ``voice.enabled`` the
 voice (:func:`make_voice`) says the announcements on the ALSA device, or in simulation
@@ -39,8 +40,7 @@ from drivers.board.link import BoardLink
 from drivers.board.serial_link import Backoff, SerialBoard, SerialEvent
 from drivers.buttons.gpio import Buttons, ManualClock, from_settings
 from drivers.buttons.logic import ButtonEvent, ButtonId
-from drivers.display.oled import Display, make_displays
-from drivers.display.panels import Panel
+from drivers.display.oled import Display, make_device, make_displays
 from drivers.voice.speaker import Speaker
 from engine.tiles import TileSet
 from scoreboard.config import Config
@@ -60,13 +60,14 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Simulation:
     """Simulated devices: ``link`` a running simulated board (None: start one), ``out`` where
-    the frames go, ``virtual_clock`` the board in lockstep with a manual clock, ``window`` a
-    pygame window besides."""
+    the frames go, ``virtual_clock`` the board in lockstep with a manual clock, ``control``
+    the table's control socket (:mod:`scoreboard.play.channel`: the seat buttons pressed and
+    the frames watched from outside, as ``scoreboard play`` does; None: none)."""
 
     out: Path
     link: Path | None = None
     virtual_clock: bool = False
-    window: bool = False
+    control: Path | None = None
 
 
 @dataclass
@@ -147,11 +148,7 @@ def _build(config: Config, state: Path, simulation: Simulation | None, cleanups:
         sim = SimControl.connect(f"{link}.control", timeout=20.0)
         cleanups.append(sim.close)
         tiles: Callable[[TileSet], TileLookup] = simulated_tiles(state)
-        display_config = attrs.evolve(config.display, driver="capture", panel=config.display.chosen_panel().name,
-                                      mux_address=0, seat_channels=())
-        displays = make_displays(replace(config, display=display_config), out / "screens")
-        if simulation.window:
-            displays = (*displays, pygame_display(displays[0].panel))
+        displays = simulated_displays(config, out / "screens")
         shown = open(out / "screens.txt", "a", encoding="utf-8")
         cleanups.append(shown.close)
         board_path: str | None = str(link)
@@ -181,7 +178,7 @@ def _build(config: Config, state: Path, simulation: Simulation | None, cleanups:
         cleanups.append(lambda: voice.close(drain))
     return Hardware(
         inbox, clock, board, buttons, tuple(displays),
-        seat_panels=bool(config.display.seat_channels) and simulation is None,
+        seat_panels=bool(config.display.seat_channels),
         tiles=tiles, simulation=simulation, sim=sim, virtual=virtual,
         pins={b: factory.pin(p) for b, p in pins.items()} if factory is not None else {},
         shown=shown, voice=voice, _cleanups=cleanups,
@@ -272,12 +269,24 @@ def simulated_tiles(state: Path) -> Callable[[TileSet], TileLookup]:
     return tiles
 
 
-def pygame_display(panel: Panel) -> Display:
-    """A pygame window showing the OLED (``--window``)."""
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-    from luma.emulator.device import pygame
-
-    return Display(pygame(width=panel.width, height=panel.height, mode="1", scale=4, transform="none"), panel=panel)
+def simulated_displays(config: Config, folder: Path) -> tuple[Display, ...]:
+    """Emulated panels of the configured kind writing PNG frames into ``folder``: one shared,
+    or one per seat when ``display.seat_channels`` gives seat displays (no multiplexer is
+    simulated: each seat's frames are its own files, ``screen-SEAT-NNNNNN.png``)."""
+    panel = config.display.chosen_panel()
+    capture = attrs.evolve(config.display, driver="capture", panel=panel.name, mux_address=0, seat_channels=())
+    seats = len(config.display.seat_channels)
+    if not seats:
+        return make_displays(replace(config, display=capture), folder)
+    displays: list[Display] = []
+    try:
+        for seat in range(seats):
+            displays.append(Display(make_device(capture, folder, seat), panel=panel))
+    except BaseException:
+        for made in displays:
+            made.close()
+        raise
+    return tuple(displays)
 
 
 def _gif_of(out: Path) -> None:

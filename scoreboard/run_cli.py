@@ -4,7 +4,11 @@
 and calls :func:`run`, which starts or resumes the game and serves until stopped. With
 ``--script FILE`` (see :mod:`scoreboard.table_script`) a whole table plays unattended
 (:mod:`scoreboard.scripted`); ``--virtual-clock`` runs it as fast as the events allow, the
-board in lockstep with the service's clock. SIGTERM and SIGINT stop it cleanly (devices and
+board in lockstep with the service's clock. ``--control PATH`` opens the simulated table's
+control socket (:mod:`scoreboard.play.channel`: its buttons pressed and its frames watched
+by ``scoreboard play``); ``--parent-pipe FD`` stops the service when the process that
+started it is gone. ``--window`` (a pygame window) is retired: ``scoreboard play`` shows
+the displays in the browser. SIGTERM and SIGINT stop it cleanly (devices and
 journal closed); sd_notify READY, STATUS and WATCHDOG go to systemd.
 """
 
@@ -17,7 +21,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,7 +39,7 @@ from scoreboard.notify import ServiceNotifier
 from scoreboard.runner import Runner
 from scoreboard.screens import ErrorKind, ErrorScreen, render
 from scoreboard.scripted import ScriptedJournal, ScriptPlayer, resume_point
-from scoreboard.service import GameJournal, Service
+from scoreboard.service import GameJournal, Service, Watcher
 from scoreboard.table_script import Line, ScriptTable, load
 from scoreboard.voice.models import SpeechKind
 
@@ -90,7 +94,8 @@ def run(
             display.show(render(screen, config.language(), display.panel))  # type: ignore[arg-type]
             display.keep_shown()
         raise
-    with opened as journal:
+    with opened as journal, ExitStack() as closing:
+        watcher = _control_channel(config, hardware, closing)
         if journal.recovery is not None:
             log.error("%s", journal.recovery.note)
         resume = resume_point(journal) if script is not None else None
@@ -102,7 +107,7 @@ def run(
             clock=hardware.clock, seat_panels=hardware.seat_panels,
             stabiliser=Stabiliser(config.board.stable_reports, config.board.stable_ms / 1000),
             house=lambda language: HouseList.in_state_dir(state, language), shown=hardware.shown,
-            voice=hardware.voice,
+            voice=hardware.voice, watcher=watcher,
         )
         runner = Runner(service, hardware, notifier, stop)
         service.start(profile.name, len(config.player_names()), paused=script is None)
@@ -123,6 +128,20 @@ def run(
         return service.power_off
 
 
+def _control_channel(config: Config, hardware: Hardware, closing: ExitStack) -> Watcher | None:
+    """The simulated table's control socket, when asked for (``--control``); open, closed by ``closing``."""
+    simulation = hardware.simulation
+    if simulation is None or simulation.control is None:
+        return None
+    from scoreboard.play.channel import TableChannel
+    from scoreboard.play.view import table_view
+
+    channel = TableChannel(simulation.control, hardware.pins, len(config.player_names()), table_view)
+    channel.open()
+    closing.callback(channel.close)
+    return channel
+
+
 JOURNAL_UNREADABLE = 3  # the exit status when the journal cannot be opened at all
 UNREADABLE_HINT = "scoreboard.service"  # whose log says why, on the display
 DAMAGE_NOTICE_S = 15.0  # how long the display tells of a damaged journal kept aside, at the start
@@ -135,13 +154,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``scoreboard run``; exit 0 when stopped, 2 when it cannot start, 3
     (:data:`JOURNAL_UNREADABLE`) when the journal cannot be opened at all."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    if not args.simulate and (args.link or args.script or args.virtual_clock or args.window):
-        print("scoreboard: --link, --script, --virtual-clock and --window need --simulate", file=sys.stderr)
+    if args.window:
+        print("scoreboard: --window is retired: `scoreboard play` shows the table, its displays and its buttons in"
+              " the browser", file=sys.stderr)
+        return 2
+    if not args.simulate and (args.link or args.script or args.virtual_clock or args.control):
+        print("scoreboard: --link, --script, --virtual-clock and --control need --simulate", file=sys.stderr)
         return 2
     if args.virtual_clock and not args.script:
         print("scoreboard: --virtual-clock needs --script (nothing else would move the time)", file=sys.stderr)
         return 2
     with stop_signals() as stop:
+        if args.parent_pipe is not None:
+            from scoreboard.sim.cli import watch_parent
+
+            try:
+                watch_parent(args.parent_pipe, stop)
+            except OSError as e:
+                print(f"scoreboard: no parent pipe at file descriptor {args.parent_pipe}: {e.strerror}", file=sys.stderr)
+                return 2
         try:
             config = load_config(args.config, args.set)
             state = state_dir(config)
@@ -150,7 +181,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             if args.simulate:
                 out = Path(args.out) if args.out else state / "simulate"
                 link = Path(args.link) if args.link else None
-                simulation = Simulation(out, link, args.virtual_clock, args.window)
+                control = Path(args.control) if args.control else None
+                simulation = Simulation(out, link, args.virtual_clock, control)
             with build_hardware(config, state, simulation) as hardware:
                 shut_down = not stop.is_set() and run(config, state, hardware, script, stop)
         except JournalOpenError as e:  # restarting does not help: the unit does not (systemd/README.md)

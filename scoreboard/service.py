@@ -78,7 +78,7 @@ from scoreboard.screens.text import text
 from scoreboard.voice.models import SpeechKind
 from scoreboard.voice.text import announcement
 
-__all__ = ["GameJournal", "Service", "Voice"]
+__all__ = ["GameJournal", "Service", "Voice", "Watcher"]
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +112,16 @@ class Voice(Protocol):
     def say(self, utterance: Utterance) -> None: ...
 
 
+class Watcher(Protocol):
+    """Who watches the table from outside (``scoreboard play``'s control socket,
+    :class:`scoreboard.play.channel.TableChannel`): told every frame a display shows and every
+    state the table takes, from the service's thread; each call returns at once."""
+
+    def frame(self, panel: int | None, image: Image.Image) -> None: ...
+
+    def table(self, state: TableState) -> None: ...
+
+
 TRANSIENT = frozenset({SpeechKind.TURN, SpeechKind.TIME})
 """Announcements a newer one makes stale while they wait to be said."""
 
@@ -122,7 +132,8 @@ class Service:
     ``displays``: one shared display, or with ``seat_panels`` one per seat (seat 1 first);
     ``house``: the house list of a language (None: overrides are not written down);
     ``shown``: a text file that gets a line per screen shown (``--simulate``); ``clock``:
-    seconds, as the inputs' ``at``; ``voice``: says the announcements (None: silent).
+    seconds, as the inputs' ``at``; ``voice``: says the announcements (None: silent);
+    ``watcher``: told each frame shown and each state taken (None: nobody watches).
     """
 
     def __init__(
@@ -137,7 +148,9 @@ class Service:
         house: Callable[[str], HouseList] | None = None,
         shown: TextIO | None = None,
         voice: Voice | None = None,
+        watcher: Watcher | None = None,
     ) -> None:
+        self.watcher = watcher
         self.table = table
         self.journal = journal
         self.displays = tuple(displays)
@@ -147,7 +160,7 @@ class Service:
         self.house = house
         self.shown_log = shown
         self.voice = voice
-        self.state: TableState | None = None
+        self._state: TableState | None = None
         self.game_id: int | None = None
         self.power_off = False
         self._pending_result: tuple[int, dict[str, Any]] | None = None
@@ -158,6 +171,17 @@ class Service:
         self._read_seen: tuple[BoardSnapshot, tuple[tuple[bytes, tuple[Loc, ...]], ...], str] | None = None
         self._geometry: tuple[int, int, int, int] | None = None  # of the board last taken (cols, rows, racks, slots)
         self._foreign = False  # a board of another geometry than the game's is connected
+
+    @property
+    def state(self) -> TableState | None:
+        """The table's state (None before :meth:`start`)."""
+        return self._state
+
+    @state.setter
+    def state(self, state: TableState | None) -> None:
+        self._state = state
+        if state is not None and self.watcher is not None:
+            self.watcher.table(state)
 
     # --- start ---------------------------------------------------------------------------
 
@@ -457,7 +481,8 @@ class Service:
         for display in targets:
             if display.panel not in images:
                 images[display.panel] = render(screen, self.language, display.panel)
-            display.show(images[display.panel])
+            if display.show(images[display.panel]) and self.watcher is not None and display.image is not None:
+                self.watcher.frame(seat, display.image)
         if self.shown_log is not None:
             where = "" if seat is None else f"seat {seat + 1}\t"
             self.shown_log.write(f"{self.clock():.3f}\t{where}{screen!r}\n")

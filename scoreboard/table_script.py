@@ -16,7 +16,7 @@ One command a line, ``#`` starts a comment. A line happens right after the one b
     end                     # stop
 
 Board commands are those of :mod:`scoreboard.sim.commands` but ``exit`` (place, remove,
-move, slide, flicker, junk, garbage, corrupt, drop, duplicate, reorder, unplug, reboot,
+move, slide, flicker, junk, garbage, corrupt, drop, duplicate, reorder, unplug, plug, reboot,
 fault, recover), parsed into typed commands here (:attr:`Line.board`; a ``place`` of a
 ``LETTER.COPY`` tile is resolved once the tile set is known, :meth:`Line.board_command`)
 and sent to the simulated board's control socket; they are idempotent where a restarted

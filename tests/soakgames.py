@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from engine.game import Game
 from engine.lexicon import Lexicon
 from engine.rules import get_profile
-from scoreboard.demo import ScriptWriter, demo_script
+from scoreboard.demo import ScriptWriter, short_demo_script
 from scoreboard.lexicons import open_lexicon
 from scoreboard.screens.models import MenuItem
 
@@ -226,9 +226,9 @@ SOAK_GAMES: tuple[Callable[[], SoakGame], ...] = (de2_clock, fr3, en4_clock, de4
 
 
 def demo_game() -> SoakGame:
-    """The demo's German game (``scoreboard demo``), as in ``tests/test_crash_recovery.py``."""
+    """The short demo game (``short_demo_script``, version 0.1's demo), as in ``tests/test_crash_recovery.py``."""
     players = ("Anna", "Ben")
-    text, expected = demo_script("de", players, open_lexicon("de"))
+    text, expected = short_demo_script("de", players, open_lexicon("de"))
     return SoakGame("demo-de", "de", players, (), text, expected)
 
 

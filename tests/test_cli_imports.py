@@ -51,6 +51,7 @@ def loaded(*argv: str) -> list[str]:
         ("lexicon", "check", "--help"),
         ("config", "--help"),
         ("bench", "--help"),
+        ("play", "--help"),
     ],
 )
 def test_help_loads_only_the_command_line(argv: tuple[str, ...]) -> None:

@@ -1,7 +1,7 @@
 """SIGKILL at random points: the service restarts, nothing shown is lost, nothing doubled.
 
 The simulated board runs as its own process (it keeps its tiles while the service dies);
-the service plays the demo's scripted German game on a virtual clock, in lockstep with the
+the service plays the short demo's scripted German game (``short_demo_script``) on a virtual clock, in lockstep with the
 board. It is killed with SIGKILL at 50 or more random moments and started again with the
 same script, until it finishes the game on its own. After every kill the journal must hold
 every event the killed service had shown (each score line and each play on its display);
@@ -30,7 +30,7 @@ from engine.events import Draw, PlayMade
 from engine.game import Game
 from engine.rules import RuleProfile
 from scoreboard.controller import Committed
-from scoreboard.demo import demo_script
+from scoreboard.demo import short_demo_script
 from scoreboard.journal import Journal
 from scoreboard.lexicons import open_lexicon
 from scoreboard.journal_format import decode_entry, decode_meta
@@ -184,7 +184,7 @@ def moves(committed: list[Committed]) -> tuple[list[object], dict[int, Counter[s
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_sigkill_at_random_points_loses_and_doubles_nothing() -> None:
-    script_text, expected = demo_script("de", ["Anna", "Ben"], open_lexicon("de"))
+    script_text, expected = short_demo_script("de", ["Anna", "Ben"], open_lexicon("de"))
     rng = random.Random(int(os.environ.get("CRASH_SEED", "20261129")))
     launch = launcher()
     try:

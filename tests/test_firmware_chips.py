@@ -121,6 +121,38 @@ def test_every_read_ends_with_cmd_idle_and_the_field_off() -> None:
     assert sum(hal.idle_commands) >= seen["reads"] > 1000
 
 
+def test_a_hung_readers_field_is_off_from_its_fault_to_its_reset() -> None:
+    # as hal_rp2 on the chips (test_firmware_rp2.py): every ending switches the field off
+    hal, sc, ctl = rig()
+    dense(hal)
+    run(hal, ctl, 300)
+    idle_before = hal.idle_commands[3]
+    hal.kill_reader(3)
+    out: list[tuple[bool, int]] = []
+
+    def step() -> None:
+        ctl.step()
+        if 3 in sc.faulty_readers():
+            out.append((hal.field[3], hal.live_loc(3)))
+
+    hal.run(step, hal.now_ms + 1500)
+    assert out and set(out) == {(False, -1)}
+    assert hal.idle_commands[3] > idle_before  # the faulted read ended with CMD_IDLE too
+
+
+def test_a_reader_whose_expander_failed_never_switches_its_field_on() -> None:
+    hal, sc, ctl = rig(expander_straps={5: 6})  # strip 5's expander answers address 6
+    assert not hal.expander_ok(5)
+    fields: set[bool] = set()
+
+    def step() -> None:
+        ctl.step()
+        fields.add(hal.field[5])
+
+    hal.run(step, 500)
+    assert fields == {False}
+
+
 # --- settle time ----------------------------------------------------------------------------------
 
 

@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
         (["--virtual-clock"], "need --simulate"),
         (["--script", "x.txt"], "need --simulate"),
         (["--simulate", "--virtual-clock"], "needs --script"),
+        (["--control", "x.sock"], "need --simulate"),
+        (["--simulate", "--parent-pipe", "999"], "no parent pipe at file descriptor 999"),
     ],
 )
 def test_bad_combinations_exit_2_with_a_reason(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,23 +142,10 @@ def test_a_killed_service_takes_its_simulator_with_it() -> None:
         assert not leftover, "... and the temporary folder the killed service could not remove"
 
 
-def test_the_window_display_shows_frames(monkeypatch: pytest.MonkeyPatch) -> None:
-    """--window: a pygame window (here SDL's dummy video driver, as on a PC without a screen)."""
-    pytest.importorskip("pygame")
-    from PIL import Image
-
-    from drivers.display.panels import PANELS
-    from scoreboard.hardware import pygame_display
-
-    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
-    panel = PANELS["3.12in"]
-    display = pygame_display(panel)
-    try:
-        assert display.panel is panel
-        assert display.show(Image.new("1", panel.size, 1))
-        assert not display.show(Image.new("1", panel.size, 1))  # the same frame is not pushed again
-    finally:
-        display.close()
+def test_the_window_is_retired_for_the_page(capsys: pytest.CaptureFixture[str]) -> None:
+    """--window (a pygame window) is retired: the answer says what shows the displays instead."""
+    assert main(["run", "--simulate", "--window"]) == 2
+    assert "scoreboard play" in capsys.readouterr().err
 
 
 def test_power_off_runs_the_command_and_says_when_it_cannot(caplog: pytest.LogCaptureFixture) -> None:

@@ -154,10 +154,10 @@ def test_a_full_disk_when_the_result_is_written_does_not_stop_the_service(folder
 
 
 def _script_lines() -> list[str]:
-    from scoreboard.demo import demo_script
+    from scoreboard.demo import short_demo_script
     from scoreboard.lexicons import open_lexicon
 
-    text, _ = demo_script("de", ["Anna", "Ben"], open_lexicon("de"))
+    text, _ = short_demo_script("de", ["Anna", "Ben"], open_lexicon("de"))
     return text.splitlines()
 
 

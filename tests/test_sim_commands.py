@@ -9,7 +9,7 @@ import pytest
 
 from scoreboard.sim.commands import (
     MAX_FRAMES, MAX_GARBAGE, MAX_SLIDE_S, MAX_UNPLUG_S, USAGE, Command, CommandError, Corrupt, Drop, Duplicate,
-    Exit, Fault, Flicker, Garbage, Geometry, Junk, Move, Place, Problem, Reboot, Recover, Remove, Reorder, Slide,
+    Exit, Fault, Flicker, Garbage, Geometry, Junk, Move, Place, Plug, Problem, Reboot, Recover, Remove, Reorder, Slide,
     Unplug, command_from_words, location, parse_command,
 )
 
@@ -35,6 +35,7 @@ CANONICAL: list[tuple[str, Command]] = [
     ("reorder 1", Reorder(1)),
     ("unplug 2", Unplug(2.0)),
     ("unplug 0.5 reboot", Unplug(0.5, reboot=True)),
+    ("plug", Plug()),
     ("reboot", Reboot()),
     ("fault reader 3", Fault(3)),
     ("fault reader 3 dead", Fault(3, "dead")),

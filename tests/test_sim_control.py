@@ -29,7 +29,7 @@ from drivers.board import protocol as P
 from scoreboard.sim.board import SimulatedBoard
 from scoreboard.sim.client import Reply, SimControl, SimControlError, parse_reply
 from scoreboard.sim.commands import CommandError, Garbage, Move, Place, Problem, Remove, Unplug, location
-from scoreboard.sim.control import MAX_ADVANCE_S, MAX_REQUEST, Advance, ControlServer, Ping, Tags, parse_request
+from scoreboard.sim.control import MAX_ADVANCE_S, MAX_CLIENTS, MAX_REQUEST, Advance, ControlServer, Ping, Tags, parse_request
 
 ROOT = Path(__file__).resolve().parent.parent
 PATIENCE = 60.0  # seconds of real time before a wait counts as a hang
@@ -406,7 +406,7 @@ def test_the_raw_protocol_one_line_in_one_line_out(simulator: Simulator, where: 
     assert stat.S_IMODE(os.stat(where / "control").st_mode) == 0o600  # its owner's only
 
 
-def test_clients_one_after_another_and_a_new_one_takes_over(simulator: Simulator, where: Path) -> None:
+def test_clients_side_by_side_and_a_new_one_takes_over_from_the_oldest(simulator: Simulator, where: Path) -> None:
     first, _ = simulator()
     first.request("place H8 04A1B2C3D4E5F6")
     first.advance(0.5)
@@ -415,12 +415,19 @@ def test_clients_one_after_another_and_a_new_one_takes_over(simulator: Simulator
     assert second.tags() == {"H8": UID_A} and second.ping().now == 0.5
     third = SimControl.connect(where / "control", timeout=PATIENCE)  # while the second is connected
     assert third.advance(0.5).now == 1.0
+    assert second.ping().now == 1.0  # both are served, each on its own connection
+    assert second.request("place I8 04112233445566").now == 1.0
+    assert third.tags() == {"H8": UID_A, "I8": UID_B}
+    more = [SimControl.connect(where / "control", timeout=PATIENCE) for _ in range(MAX_CLIENTS - 1)]
+    assert all(c.ping().now == 1.0 for c in more)  # the newest took over from the oldest
     with pytest.raises(SimControlError):
-        second.ping()  # the newer client took over
+        second.ping()
     assert second.closed
     with pytest.raises(SimControlError, match="closed"):
         second.ping()
-    third.close()
+    assert third.ping().now == 1.0
+    for c in (third, *more):
+        c.close()
 
 
 def test_advance_needs_lockstep_and_actions_apply_on_the_running_clock(simulator: Simulator) -> None:

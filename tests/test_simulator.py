@@ -306,6 +306,27 @@ def test_unplug_with_reboot_restarts_the_controller(board_factory: list[Simulate
     host.close()
 
 
+def test_plug_ends_an_unplug_before_its_time(board_factory: list[SimulatedBoard], link: Path) -> None:
+    board = start(board_factory, link, """
+        place H8 04A1B2C3D4E5F6
+        at 1.0 unplug 3600
+        at 2.0 plug
+        at 3.0 plug
+    """)
+    host = Host(link)
+    run(board, host, 1.5)
+    assert not os.path.lexists(link) and board.replugs == 0
+    host.close()
+    run(board, None, 1.0)
+    assert link.is_symlink() and board.replugs == 1  # back at 2.0, not after an hour
+    run(board, None, 1.0)
+    assert board.replugs == 1  # a plug while plugged in does nothing
+    host = Host(link)
+    run(board, host, 0.3)
+    assert state(host.messages) == {"H8": UID_A}
+    host.close()
+
+
 def test_a_host_restart_gets_hello_and_snapshot_again(board_factory: list[SimulatedBoard], link: Path) -> None:
     board = start(board_factory, link, "place H8 04A1B2C3D4E5F6")
     host = Host(link)

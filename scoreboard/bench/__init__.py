@@ -16,6 +16,7 @@ from . import (
     lexicon_bench,
     link_bench,
     long_game_bench,
+    play_bench,
     press_bench,
     scan_model,
     service_bench,
@@ -30,6 +31,8 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
     ("press", "Done press to rendered frame (turn controller + render), with and without the journal's fsync", press_bench.run),
     ("scan", "board controller scan model: full sweep and latency next to tiles", scan_model.run),
     ("service", "peak RSS of scoreboard run --simulate playing the demo game with PNG capture", service_bench.run),
+    ("play", "scoreboard play: a frame the service shows to that frame on the page (Chromium where installed,"
+     " else a plain WebSocket client), Menu pressed from the page", play_bench.run),
     ("long", "RSS of scoreboard run --simulate over a 4-player game of 2 virtual hours, tiles sliding,"
      " the game clock running: at the start, the end and the peak (the GIF at exit included)", long_game_bench.run),
 ]

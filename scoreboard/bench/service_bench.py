@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import scoreboard
-from scoreboard.demo import demo_script
+from scoreboard.demo import demo_script, short_demo_script
 from scoreboard.journal import Journal
 from scoreboard.lexicons import open_lexicon
 from scoreboard.sim.client import SimControl
@@ -130,9 +130,11 @@ def finish(launcher: subprocess.Popen[bytes], patience: float) -> dict[str, Any]
     return figures
 
 
-def run(patience: float = PATIENCE_S) -> dict[str, float]:
-    """Play the demo game once through the service; its peak RSS and wall time."""
-    script_text, _ = demo_script("de", list(PLAYERS), open_lexicon("de"))
+def run(patience: float = PATIENCE_S, short: bool = False) -> dict[str, float]:
+    """Play the demo game once through the service (``short``: the short one); its peak RSS
+    and wall time."""
+    write = short_demo_script if short else demo_script
+    script_text, _ = write("de", list(PLAYERS), open_lexicon("de"))
     folder = Path(tempfile.mkdtemp(prefix="svc-"))  # short: unix socket paths are <= 107 bytes
     try:
         script = folder / "script.txt"

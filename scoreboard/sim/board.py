@@ -33,7 +33,7 @@ from firmware.controller import Controller
 from firmware.hal_fake import FakeHal
 from firmware.scanner import Scanner, row_layout
 from scoreboard.sim.commands import (
-    Command, Corrupt, Drop, Duplicate, Exit, Fault, Flicker, Garbage, Geometry, Junk, Move, Place, Reboot, Recover,
+    Command, Corrupt, Drop, Duplicate, Exit, Fault, Flicker, Garbage, Geometry, Junk, Move, Place, Plug, Reboot, Recover,
     Remove, Reorder, Slide, Unplug,
 )
 from scoreboard.sim.faults import OutputFaults
@@ -79,6 +79,7 @@ class SimulatedBoard:
         self._seq = 0
         self._clock_us = 0  # the time the board was last run to (the controller may be a step ahead)
         self._unplugs = 0  # the latest unplug's number: an earlier one's replug is void
+        self._unplug_reboots = False  # the latest unplug restarts the controller when plugged back
         for step in script:
             self._at(step.at, self._applier(step))
 
@@ -208,8 +209,13 @@ class SimulatedBoard:
             case Unplug(seconds, reboot):
                 self.unplug()
                 self._unplugs += 1
+                self._unplug_reboots = reboot
                 number = self._unplugs
                 self._at(step.at + seconds, lambda: self._replug(number, reboot))
+            case Plug():
+                if not self.port.plugged:
+                    self._unplugs += 1  # the unplug's own replug is void
+                    self._replug(self._unplugs, self._unplug_reboots)
             case Reboot():
                 self.reboot()
             case Fault(reader, kind):

@@ -18,6 +18,7 @@ scripts (:mod:`scoreboard.table_script`)::
     reorder 1                    Reorder: the next 2 frames go out swapped (N: pairs)
     unplug 2.0                   Unplug: cable out for 2 s, then a new pty (board powered)
     unplug 2.0 reboot            the same, the controller restarting (USB powered)
+    plug                         Plug: the cable back in now (an unplug cut short)
     reboot                       Reboot: the controller restarts (HELLO with seq 0)
     fault reader 3               Fault: reader 3 stops answering ('garbage': bad data)
     recover reader 3             Recover: its next reset brings it back
@@ -52,7 +53,7 @@ from firmware.scanner import row_layout
 __all__ = [
     "MAX_FRAMES", "MAX_GARBAGE", "MAX_SCRIPT_S", "MAX_SLIDE_S", "MAX_UNPLUG_S",
     "Command", "CommandError", "Corrupt", "Drop", "Duplicate", "Exit", "Fault", "Flicker", "Garbage",
-    "Geometry", "Junk", "Location", "Move", "Place", "Problem", "Reboot", "Recover", "Remove", "Reorder", "Slide",
+    "Geometry", "Junk", "Location", "Move", "Place", "Plug", "Problem", "Reboot", "Recover", "Remove", "Reorder", "Slide",
     "USAGE", "Unplug", "chance", "check_arity", "command_from_words", "count", "finite", "location",
     "number_text", "parse_command", "parse_uid", "seconds", "shown", "words_of",
 ]
@@ -266,6 +267,15 @@ class Unplug:
 
 
 @dataclass(frozen=True)
+class Plug:
+    """The cable back in now, ending an unplug before its time (plugged in already: nothing);
+    the controller restarts if that unplug said ``reboot``."""
+
+    def __str__(self) -> str:
+        return "plug"
+
+
+@dataclass(frozen=True)
 class Reboot:
     """The controller restarts: HELLO with seq 0, the board read afresh."""
 
@@ -303,7 +313,7 @@ class Exit:
 
 
 Command = (Place | Remove | Move | Slide | Flicker | Junk | Garbage | Corrupt | Drop | Duplicate | Reorder
-           | Unplug | Reboot | Fault | Recover | Exit)
+           | Unplug | Plug | Reboot | Fault | Recover | Exit)
 
 
 @dataclass(frozen=True)
@@ -465,6 +475,7 @@ _SYNTAX: dict[str, tuple[str, Callable[[Sequence[str]], Command]]] = {
     "duplicate": ("duplicate FRAMES", lambda a: Duplicate(count(a[0], MAX_FRAMES))),
     "reorder": ("reorder PAIRS", lambda a: Reorder(count(a[0], MAX_FRAMES))),
     "unplug": ("unplug SECONDS [reboot]", _unplug),
+    "plug": ("plug", lambda a: Plug()),
     "reboot": ("reboot", lambda a: Reboot()),
     "fault": ("fault reader N [dead|garbage]", _fault),
     "recover": ("recover reader N", lambda a: Recover(_reader(a, "recover"))),

@@ -1,9 +1,12 @@
 """The simulated board's control socket (``simulate-board --control PATH``).
 
 A unix stream socket at PATH, its owner's only (mode 0600; a stale socket file there is
-replaced, anything else is refused; it is made after the link and removed on exit). One
-client at a time; a new connection takes over from the current one. UTF-8, one request
-line in, one answer line out, for every line::
+replaced, anything else is refused; it is made after the link and removed on exit). Up to
+:data:`MAX_CLIENTS` clients at once (the service stepping a lockstep board, and the browser
+table of ``scoreboard play`` moving tiles); a client beyond them takes over from the oldest,
+so a restarted service never waits behind a predecessor that hangs. Each client's requests
+are answered on its own connection, in its order. UTF-8, one request line in, one answer
+line out, for every line::
 
     ok PTY WRITTEN NOW [JSON]    # PTY: the pty's device, '-' while unplugged; WRITTEN: bytes
                                  # written to that pty since its host opened it (0 while
@@ -68,7 +71,7 @@ from scoreboard.sim.commands import (
 )
 
 __all__ = [
-    "MAX_ADVANCE_S", "MAX_REQUEST", "Advance", "ControlPathError", "ControlServer", "Ping", "Request", "Tags",
+    "MAX_ADVANCE_S", "MAX_CLIENTS", "MAX_REQUEST", "Advance", "ControlPathError", "ControlServer", "Ping", "Request", "Tags",
     "parse_request", "respond", "status",
 ]
 
@@ -76,6 +79,8 @@ MAX_REQUEST = 1024
 """Bytes in a request line, its newline left out (the longest command is some 60)."""
 MAX_ADVANCE_S = 10.0
 """``advance``: at most 10 s of board time a request (about a second of real time here)."""
+MAX_CLIENTS = 4
+"""Clients served at once; a newer one takes over from the oldest."""
 
 
 class ControlPathError(ScoreboardError, OSError):
@@ -175,23 +180,35 @@ def respond(board: SimulatedBoard, line: str) -> str:
 # --- the server ------------------------------------------------------------------------------
 
 
+class _Client:
+    """One connection: its socket, the bytes of a request line not complete yet."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buf = bytearray()
+        self.skipping = False  # in a line too long: its bytes are dropped up to its newline
+
+
 class ControlServer:
     """The control socket of a :class:`SimulatedBoard`: one request line, one answer line.
 
-    One client at a time; a new connection takes over from the current one (which is
-    closed), so a restarted service never waits behind its killed predecessor.
+    Up to :data:`MAX_CLIENTS` clients; a newer one takes over from the oldest (which is
+    closed), so a restarted service never waits behind its killed or hung predecessor.
     """
 
     def __init__(self, board: SimulatedBoard, path: str | os.PathLike[str]) -> None:
         self.board = board
         self.path = Path(path)
         self.listener: socket.socket | None = None
-        self.client: socket.socket | None = None
-        self.clients = 0
+        self.connected: list[_Client] = []  # oldest first
+        self.clients = 0  # connections accepted so far
         self.requests = 0
-        self._buf = bytearray()
-        self._skipping = False  # in a line too long: its bytes are dropped up to its newline
         self._inode = -1
+
+    @property
+    def client(self) -> socket.socket | None:
+        """The newest client's socket (None: nobody is connected)."""
+        return self.connected[-1].sock if self.connected else None
 
     def open(self) -> None:
         """Listen on :attr:`path` (a stale socket file there is removed first)."""
@@ -219,8 +236,9 @@ class ControlServer:
         self._inode = self.path.lstat().st_ino
 
     def close(self) -> None:
-        """Stop listening, hang up on the client and remove the socket file."""
-        self._drop_client()
+        """Stop listening, hang up on the clients and remove the socket file."""
+        for client in list(self.connected):
+            self._drop(client)
         if self.listener is not None:
             self.listener.close()
             self.listener = None
@@ -239,17 +257,18 @@ class ControlServer:
         self.close()
 
     def register(self, poller: select.poll) -> None:
-        """Have ``poller`` watch the listening socket and the client."""
+        """Have ``poller`` watch the listening socket and the clients."""
         if self.listener is not None:
             poller.register(self.listener, select.POLLIN)
-        if self.client is not None:
-            poller.register(self.client, select.POLLIN)
+        for client in self.connected:
+            poller.register(client.sock, select.POLLIN)
 
     def handle(self, events: Iterable[tuple[int, int]]) -> None:
         """Serve what ``events`` (from the poller) say is ready: requests, then new clients."""
         ready = {fd for fd, _ in events}
-        if self.client is not None and self.client.fileno() in ready:
-            self._receive()
+        for client in list(self.connected):
+            if client in self.connected and client.sock.fileno() in ready:
+                self._receive(client)
         if self.listener is not None and self.listener.fileno() in ready:
             self._accept()
 
@@ -259,48 +278,48 @@ class ControlServer:
             sock, _ = self.listener.accept()
         except (BlockingIOError, InterruptedError, ConnectionAbortedError):
             return
-        self._drop_client()
+        while len(self.connected) >= MAX_CLIENTS:
+            self._drop(self.connected[0])
         sock.settimeout(10.0)  # for sending; it is read only when the poller says so
-        self.client = sock
+        self.connected.append(_Client(sock))
         self.clients += 1
 
-    def _drop_client(self) -> None:
-        if self.client is not None:
-            self.client.close()
-            self.client = None
-        self._buf.clear()
-        self._skipping = False
+    def _drop(self, client: _Client) -> None:
+        if client in self.connected:
+            self.connected.remove(client)
+        client.sock.close()
+        client.buf.clear()
 
-    def _receive(self) -> None:
-        assert self.client is not None
+    def _receive(self, client: _Client) -> None:
         try:
-            data = self.client.recv(65536)
+            data = client.sock.recv(65536)
         except OSError:
             data = b""
         if not data:
-            self._drop_client()
+            self._drop(client)
             return
-        self._buf += data
-        while self.client is not None and not self.board.stopped:
-            end = self._buf.find(b"\n")
-            if self._skipping:  # the rest of a line already answered
-                del self._buf[: len(self._buf) if end < 0 else end + 1]
-                self._skipping = end < 0
+        buf = client.buf
+        buf += data
+        while client in self.connected and not self.board.stopped:
+            end = buf.find(b"\n")
+            if client.skipping:  # the rest of a line already answered
+                del buf[: len(buf) if end < 0 else end + 1]
+                client.skipping = end < 0
                 if end < 0:
                     break
                 continue
-            if end < 0 and len(self._buf) <= MAX_REQUEST:
+            if end < 0 and len(buf) <= MAX_REQUEST:
                 break
             if end < 0 or end > MAX_REQUEST:
                 self.requests += 1
-                head = bytes(self._buf[:40])
-                self._send(f"error {head!r}...: a request line of more than {MAX_REQUEST} bytes (skipped)")
-                del self._buf[: len(self._buf) if end < 0 else end + 1]
-                self._skipping = end < 0
+                head = bytes(buf[:40])
+                self._send(client, f"error {head!r}...: a request line of more than {MAX_REQUEST} bytes (skipped)")
+                del buf[: len(buf) if end < 0 else end + 1]
+                client.skipping = end < 0
                 continue
-            raw = bytes(self._buf[:end])
-            del self._buf[: end + 1]
-            self._send(self.answer(raw))
+            raw = bytes(buf[:end])
+            del buf[: end + 1]
+            self._send(client, self.answer(raw))
 
     def answer(self, raw: bytes) -> str:
         """The answer line to one request line (without its newline)."""
@@ -315,13 +334,11 @@ class ControlServer:
             traceback.print_exc()
             return f"error {line.strip()!r}: {type(e).__name__}: {e}"
 
-    def _send(self, answer: str) -> None:
-        if self.client is None:
-            return
+    def _send(self, client: _Client, answer: str) -> None:
         try:
-            self.client.sendall(answer.encode("utf-8") + b"\n")
+            client.sock.sendall(answer.encode("utf-8") + b"\n")
         except OSError:  # gone, or not reading for 10 s
-            self._drop_client()
+            self._drop(client)
 
 
 def _owner_only(sock: socket.socket) -> None:

@@ -1,0 +1,222 @@
+"""Helpers of the browser tests: ``scoreboard play`` as its own process, Debian's Chromium
+driven by Playwright, and a player's hands on the page (drags, clicks, holds).
+
+No browser is downloaded: Playwright drives ``/usr/bin/chromium`` (``apt-get install
+chromium``; ``.ci/run`` installs it). Without it, or without the Playwright package, the
+tests that need them are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "tests" / "output" / "play"
+CHROMIUM = Path(os.environ.get("SCOREBOARD_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
+PATIENCE = 30.0  # seconds a wait for the table may take before it counts as a hang
+
+
+def need_browser() -> Any:
+    """The Playwright sync API, or skip (with the reason) where it or Chromium is missing."""
+    for module in ("starlette", "uvicorn"):
+        pytest.importorskip(module, reason=f"{module} is missing: pip install 'scoreboard[play]'")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is missing: pip install playwright"
+                                   " (the test extra has it)")
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (.ci/run does)")
+    return sync_api
+
+
+class PlayProcess:
+    """``scoreboard play`` started with ``args``; :attr:`url` the page, :attr:`state` its journal."""
+
+    def __init__(self, folder: Path, args: Sequence[str]) -> None:
+        self.folder = folder
+        self.state = folder / "state"
+        self.log = open(folder / "play.log", "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scoreboard.cli", "play", "--no-browser", "--port", "0", "--state", str(folder),
+             *args],
+            stdout=subprocess.PIPE, stderr=self.log, cwd=ROOT,
+        )
+        assert self.proc.stdout is not None
+        first = self.proc.stdout.readline().decode()
+        if not first.startswith("the table: "):
+            self.stop()
+            raise AssertionError(f"scoreboard play did not start: {first!r}; {(folder / 'play.log').read_text()}")
+        self.url = first.split(": ", 1)[1].strip()
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        return self.proc.returncode
+
+
+@contextmanager
+def browser_page(sync_api: Any, url: str) -> Iterator[Any]:
+    """A Chromium page on ``url`` (its console errors fail the test)."""
+    errors: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1400})
+            page.set_default_timeout(PATIENCE * 1000)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(url)
+            yield page
+        finally:
+            browser.close()
+    assert not errors, f"the page's script failed: {errors}"
+
+
+class Hands:
+    """A player's hands on the page: drags of tiles, presses of buttons, and waits for the table."""
+
+    def __init__(self, page: Any, shots: Path) -> None:
+        self.page = page
+        self.shots = shots
+        shots.mkdir(parents=True, exist_ok=True)
+        self.answered = 0
+
+    # --- reading the page ---
+
+    def js(self, expression: str) -> Any:
+        return self.page.evaluate(expression)
+
+    def view(self) -> dict[str, Any]:
+        view = self.js("play.view")
+        assert isinstance(view, dict)
+        return view
+
+    def tags(self) -> dict[str, str]:
+        return dict(self.js("play.tags"))
+
+    def wait(self, predicate: str, what: str, timeout: float = PATIENCE) -> None:
+        """Wait until the page's ``predicate`` (JS, over ``play``) holds."""
+        started = time.monotonic()
+        if os.environ.get("PLAY_TIMING"):
+            print(f"{time.monotonic():.2f} waiting for {what}")
+        try:
+            self.page.wait_for_function(f"() => {{ try {{ return Boolean({predicate}); }} catch (e) {{ return false; }} }}",
+                                        timeout=timeout * 1000)
+        except Exception as e:
+            state = self.js("JSON.stringify({view: play.view, status: play.status, answers: play.answers.slice(-5)})")
+            self.shot(f"failed-{what.replace(' ', '-')[:40]}")
+            raise AssertionError(f"waiting for {what}: {e}\n{state}") from None
+        if os.environ.get("PLAY_TIMING"):
+            print(f"    {time.monotonic() - started:.2f} s")
+
+    def answers(self) -> list[dict[str, Any]]:
+        return list(self.js("play.answers"))
+
+    def wait_answer(self) -> dict[str, Any]:
+        """The answer to the last message sent (the page numbers them)."""
+        self.wait("play.answers.length && play.answers[play.answers.length - 1].id === play.nextId - 1", "an answer")
+        answer = self.answers()[-1]
+        assert isinstance(answer, dict)
+        return answer
+
+    def shot(self, name: str) -> Path:
+        path = self.shots / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    # --- hands ---
+
+    def _centre(self, selector: str) -> tuple[float, float]:
+        found = self.page.locator(selector).first
+        found.wait_for(state="visible")
+        box = found.bounding_box()
+        assert box is not None, f"nothing on the page at {selector}"
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    def drag(self, source: str, target: str, ok: bool = True) -> dict[str, Any]:
+        """Drag what is at ``source`` (a selector) onto ``target``; the table's answer."""
+        x0, y0 = self._centre(source)
+        x1, y1 = self._centre(target)
+        mouse = self.page.mouse
+        mouse.move(x0, y0)
+        mouse.down()
+        mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=3)
+        mouse.move(x1, y1, steps=3)
+        mouse.up()
+        answer = self.wait_answer()
+        if ok:
+            assert answer["ok"], f"{source} -> {target}: {answer}"
+        return answer
+
+    def draw(self, loc: str, letter: str) -> None:
+        """The tile ``letter`` from the bag onto rack slot ``loc``."""
+        self.drag(f'#bag .tile[data-letter="{letter}"]', f'[data-loc="{loc}"]')
+        self.wait(f'play.tags["{loc}"]', f"{letter} on {loc}")
+
+    def move(self, src: str, dst: str) -> None:
+        """The tile on ``src`` to ``dst`` (a cell, a slot, or ``bag``)."""
+        target = "#bag-box" if dst == "bag" else f'[data-loc="{dst}"]'
+        self.drag(f'[data-loc="{src}"] .tile', target)
+        if dst == "bag":
+            self.wait(f'!play.tags["{src}"]', f"{src} back in the bag")
+        else:
+            self.wait(f'play.tags["{dst}"] && !play.tags["{src}"]', f"{src} to {dst}")
+
+    def settled(self, locs: Sequence[str]) -> None:
+        """Wait until the service reads the tiles where they lie (the board controller's read)."""
+        cond = " && ".join(f'play.view.reads["{loc}"] === play.tags["{loc}"]' for loc in locs)
+        self.wait(cond, f"the board read at {', '.join(locs)}")
+
+    def press(self, button: str, seat: int | None = None, hold: float = 0.0) -> None:
+        """Press a seat's ``button`` (``done``, ``challenge``) or Menu (no seat); held ``hold`` s."""
+        where = f'.btn[data-button="{button}"]' + (f'[data-seat="{seat}"]' if seat is not None else "")
+        x, y = self._centre(where)
+        self.page.mouse.move(x, y)
+        self.page.mouse.down()
+        time.sleep(max(hold, 0.2))
+        self.page.mouse.up()
+        self.wait("play.answers.length && play.answers[play.answers.length - 1].id === play.nextId - 1",
+                  f"{button} released")
+        answers = [a for a in self.answers()[-2:]]
+        assert all(a["ok"] for a in answers), answers
+
+    def click(self, selector: str) -> dict[str, Any]:
+        self.page.click(selector)
+        return self.wait_answer()
+
+
+def exported_gcg(state: Path) -> str:
+    """``scoreboard export --format gcg`` of the latest game in ``state``."""
+    done = subprocess.run([sys.executable, "-m", "scoreboard.cli", "export", "--format", "gcg", "--set",
+                           f"paths.state_dir={state}"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def journal_result(state: Path) -> dict[str, Any]:
+    from scoreboard.journal import Journal
+
+    with Journal.open(state) as journal:
+        info = journal.latest()
+        assert info is not None and info.finished is not None, "no finished game in the journal"
+        return dict(info.result or {})
+
+
+def dump(obj: Any) -> str:
+    return json.dumps(obj, indent=1, ensure_ascii=False)

@@ -1,0 +1,365 @@
+"""The browser table's pieces without a browser: the page's messages parsed (every bad one
+answered with its problem), gestures planned into the simulated board's commands, the
+table's summary of a controller state, the web server's refusals (no token, another site,
+binary or malformed messages) over a real WebSocket, and the command's bind rules."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.buttons.logic import ButtonId, Role
+from engine.board import Square
+from engine.rules import get_profile
+from scoreboard.play.table import (
+    BAG, MAX_MESSAGE, SLIDE_STEP_S, ActionError, ActionProblem, ButtonAction, DrawAction, FaultAction, FaultKind,
+    MoveAction, PhysicalTable, fault_commands, parse_action,
+)
+from scoreboard.sim.commands import Fault, Location, Move, Place, Plug, Reboot, Recover, Remove, Slide, Unplug
+from scoreboard.sim.tags import tile_uid
+
+GERMAN = get_profile("de").tile_set
+
+
+def uid(name: str) -> bytes:
+    letter, _, copy = name.rpartition(".")
+    return tile_uid(letter, int(copy), "german")
+
+
+def table(**where: str) -> PhysicalTable:
+    t = PhysicalTable(GERMAN, 2, 7, random.Random(1))
+    t.update({loc.replace("_", "."): uid(name) for loc, name in where.items()})
+    return t
+
+
+# --- the page's messages --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("message", "action"), [
+    ({"type": "button", "seat": 2, "button": "done", "down": True}, ButtonAction(ButtonId(2, Role.DONE), True)),
+    ({"type": "button", "button": "menu", "down": False}, ButtonAction(ButtonId(None, Role.MENU), False)),
+    ({"type": "draw", "to": "R1.3", "letter": "e"}, DrawAction("R1.3", "E")),
+    ({"type": "draw", "to": "R1.3", "letter": None}, DrawAction("R1.3", None)),
+    ({"type": "move", "from": "R1.3", "to": "H8"}, MoveAction("R1.3", "H8")),
+    ({"type": "fault", "fault": "kill-reader", "reader": 18}, FaultAction(FaultKind.KILL_READER, 18)),
+    ({"type": "fault", "fault": "power"}, FaultAction(FaultKind.POWER)),
+])
+def test_the_pages_messages_parse(message: dict[str, Any], action: object) -> None:
+    assert parse_action(json.dumps({**message, "id": 7}), 2, 19) == (action, 7)
+
+
+@pytest.mark.parametrize(("text", "problem", "says"), [
+    ("{", ActionProblem.MALFORMED, "not JSON"),
+    ("[1, 2]", ActionProblem.MALFORMED, "a JSON object with a 'type'"),
+    ('{"type": "jump"}', ActionProblem.UNKNOWN, 'no action "jump"'),
+    ('{"type": "button", "seat": 3, "button": "done", "down": true}', ActionProblem.SEAT, "no seat 3 at this table: seats 1-2"),
+    ('{"type": "button", "seat": true, "button": "done", "down": true}', ActionProblem.MALFORMED, "'seat' must be a seat"),
+    ('{"type": "button", "seat": 1, "button": "pass", "down": true}', ActionProblem.BUTTON, "no button 'pass'"),
+    ('{"type": "button", "seat": 1, "button": "done"}', ActionProblem.MALFORMED, "'down' must be true"),
+    ('{"type": "move", "from": 8, "to": "H8"}', ActionProblem.MALFORMED, "'from' must be a cell or rack slot"),
+    ('{"type": "draw", "to": "R1.1", "letter": "XYZ"}', ActionProblem.MALFORMED, "'letter' must be a letter"),
+    ('{"type": "fault", "fault": "flood"}', ActionProblem.UNKNOWN, "no fault 'flood'"),
+    ('{"type": "fault", "fault": "kill-reader", "reader": 19}', ActionProblem.READER, "no reader 19 on this board: readers 0-18"),
+    ('{"type": "fault", "fault": "kill-reader"}', ActionProblem.MALFORMED, "'reader' must be a reader"),
+    ('{"type": "move", "id": "x", "from": "H8", "to": "H9"}', ActionProblem.MALFORMED, "'id' must be a whole number"),
+    ("x" * (MAX_MESSAGE + 1), ActionProblem.TOO_LONG, f"at most {MAX_MESSAGE}"),
+])
+def test_every_bad_message_is_refused_with_its_problem(text: str, problem: ActionProblem, says: str) -> None:
+    with pytest.raises(ActionError) as caught:
+        parse_action(text, 2, 19)
+    assert caught.value.problem is problem and says in str(caught.value)
+
+
+# --- gestures into the board's commands --------------------------------------------------------------------
+
+
+def test_a_draw_puts_a_tile_of_the_bag_on_a_rack_slot() -> None:
+    t = table(H8="A.0", R1_1="E.0")
+    [place] = t.plan(DrawAction("r1.2", "Y"))
+    assert place == Place(Location("R1.2"), uid("Y.0"))  # the one Y
+    [blind] = t.plan(DrawAction("R1.2"))
+    assert isinstance(blind, Place) and blind.uid in {r.uid for r in t.bag()}
+    assert t.bag_counts()["A"] == GERMAN.counts["A"] - 1 and t.bag_counts()["E"] == GERMAN.counts["E"] - 1
+
+
+@pytest.mark.parametrize(("action", "problem", "says"), [
+    (DrawAction("R1.1", "A"), ActionProblem.OCCUPIED, "R1.1 is taken (E.0 lies there)"),
+    (DrawAction("H9", "A"), ActionProblem.LOCATION, "goes onto a rack slot first"),
+    (DrawAction("R3.1", "A"), ActionProblem.LOCATION, "no rack slot 'R3.1' at this table: R1.1-R2.7"),
+    (DrawAction("R1.8", "A"), ActionProblem.LOCATION, "no rack slot"),
+    (DrawAction("R1.2", "Y"), ActionProblem.BAG, "no Y left in the bag"),
+    (DrawAction("R1.2", "Å"), ActionProblem.BAG, "no letter 'Å' in the german tile set"),
+    (MoveAction("H9", "H10"), ActionProblem.EMPTY, "no tile on H9 to take"),
+    (MoveAction("R1.1", "H8"), ActionProblem.OCCUPIED, "H8 is taken (A.0 lies there)"),
+    (MoveAction("H8", "H8"), ActionProblem.OCCUPIED, "on H8 already"),
+    (MoveAction("Z99", "H8"), ActionProblem.LOCATION, "no cell or rack slot 'Z99'"),
+    (MoveAction("H8", "P1"), ActionProblem.LOCATION, "no cell or rack slot 'P1'"),
+])
+def test_a_gesture_that_cannot_be_done_is_refused(action: DrawAction | MoveAction, problem: ActionProblem, says: str) -> None:
+    t = table(H8="A.0", R1_1="E.0", R2_1="Y.0")
+    with pytest.raises(ActionError) as caught:
+        t.plan(action)
+    assert caught.value.problem is problem and says in str(caught.value)
+
+
+def test_an_empty_bag_says_so() -> None:
+    t = PhysicalTable(GERMAN, 2, 7)
+    every = [ref.uid for ref in t.bag()]
+    t.update({Square.from_cell(i).name(): u for i, u in enumerate(every)})  # every tile on the board
+    with pytest.raises(ActionError, match="the bag is empty"):
+        t.plan(DrawAction("R1.1"))
+
+
+def test_racks_and_the_bag_are_lifts_and_cells_slide_through_the_cells_between() -> None:
+    t = table(H8="A.0", R1_1="E.0", K8="S.0", H12="N.0")
+    assert t.plan(MoveAction("R1.1", "I8")) == [Move(Location("R1.1"), Location("I8"))]
+    assert t.plan(MoveAction("H8", "R1.2")) == [Move(Location("H8"), Location("R1.2"))]
+    assert t.plan(MoveAction("R1.1", BAG)) == [Remove(Location("R1.1"))]
+    # along the column: H8 -> H9 -> H10 -> H11, each step a slide
+    assert t.plan(MoveAction("H8", "H11")) == [
+        Slide(Location("H8"), Location("H9")), SLIDE_STEP_S, Slide(Location("H9"), Location("H10")), SLIDE_STEP_S,
+        Slide(Location("H10"), Location("H11")),
+    ]
+    # K8 is in the way along the row: round the corner (down, then across)
+    assert t.slide_path("H8", "L9") == ["H8", "H9", "I9", "J9", "K9", "L9"]
+    assert t.slide_path("H8", "M8") is None or "K8" not in t.slide_path("H8", "M8")  # type: ignore[operator]
+    # boxed in along both ways: lifted over and put down
+    boxed = table(H8="A.0", I8="B.0", H9="C.0")
+    assert boxed.slide_path("H8", "I9") is None
+    assert boxed.plan(MoveAction("H8", "I9")) == [Move(Location("H8"), Location("I9"))]
+
+
+def test_faults_are_the_boards_commands() -> None:
+    assert fault_commands(FaultAction(FaultKind.UNPLUG)) == [Unplug(3600.0)]
+    assert fault_commands(FaultAction(FaultKind.PLUG)) == [Plug()]
+    assert fault_commands(FaultAction(FaultKind.REBOOT)) == [Reboot()]
+    assert fault_commands(FaultAction(FaultKind.KILL_READER, 4)) == [Fault(4)]
+    assert fault_commands(FaultAction(FaultKind.REVIVE_READER, 4)) == [Recover(4)]
+    assert fault_commands(FaultAction(FaultKind.POWER)) == []  # the service's, not the board's
+
+
+def test_the_page_is_told_the_tables_shape() -> None:
+    hello = table().hello()
+    assert hello["size"] == 15 and len(hello["premiums"]) == 225 and hello["premiums"][0] == "="
+    assert hello["tiles"][uid("?.1").hex().upper()] == {"name": "?.1", "letter": "?", "value": 0}
+    assert sum(v["count"] for v in hello["letters"].values()) == sum(GERMAN.counts.values())
+
+
+# --- the table's summary ------------------------------------------------------------------------------------
+
+
+def test_the_summary_of_a_game_in_play() -> None:
+    from tablehelpers import rig
+
+    from scoreboard.play.view import table_view
+
+    r = rig("de", 2, words=["HAUS"])
+    r.draw(0, "A", read=False)
+    r.draw(1, "E")
+    assert table_view(r.state)["first_draw"] == {"letters": ["A", "E"]}
+    r.return_racks()
+    r.deal({0: "HAUSTEN", 1: "?NDEIRT"})
+    r.lay(0, "H8:H I8:A J8:U K8:S")
+    r.done(1)  # (seats from 1)
+    view = table_view(r.state)
+    assert view["phase"] == "playing" and view["names"] == ["Anna", "Ben"] and view["scores"] == [10, 0]
+    assert view["turn"] == 1 and view["board"]["H8"] == {"letter": "H", "blank": False}
+    assert view["window"] is not None and view["window"]["player"] == 0
+    assert view["reads"]["H8"] == r.cells[Square.from_name("H8")].hex().upper()
+    assert view["reads"]["R2.1"] == r.racks[1][0].hex().upper()  # rack slots as the board's commands name them
+    assert all(loc.startswith("R") or loc[0] in "ABCDEFGHIJKLMNO" for loc in view["reads"])
+    assert view["mode"] == "idle" and not view["paused"] and view["away"] is None
+    json.dumps(view)  # plain JSON data
+
+
+# --- the web server's refusals, over a real WebSocket ----------------------------------------------------------
+
+
+class WsClient:
+    """A WebSocket client on a plain socket (wsproto, which uvicorn uses too)."""
+
+    def __init__(self, port: int, path: str, origin: str | None = None) -> None:
+        from wsproto import WSConnection
+        from wsproto.connection import ConnectionType
+        from wsproto.events import Request
+
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.ws = WSConnection(ConnectionType.CLIENT)
+        headers = [(b"origin", origin.encode())] if origin else []
+        self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=path, extra_headers=headers)))
+        self.pending: list[Any] = []
+
+    def _events(self) -> Iterator[Any]:
+        while True:
+            while self.pending:
+                yield self.pending.pop(0)
+            data = self.sock.recv(65536)
+            self.ws.receive_data(data or None)
+            self.pending.extend(self.ws.events())
+            if not data and not self.pending:
+                return
+
+    def answers(self, count: int) -> list[dict[str, Any]]:
+        """The next ``count`` answers (other messages, such as where the tiles lie, left out)."""
+        out: list[dict[str, Any]] = []
+        while len(out) < count:
+            got = [m for m in self.messages(1) if m.get("type") == "answer" or "closed" in m]
+            assert not any("closed" in m for m in got), got
+            out += got
+        return out
+
+    def messages(self, count: int) -> list[dict[str, Any]]:
+        from wsproto.events import CloseConnection, TextMessage
+
+        out: list[dict[str, Any]] = []
+        text = ""
+        for event in self._events():
+            if isinstance(event, TextMessage):
+                text += event.data
+                if event.message_finished:
+                    out.append(json.loads(text))
+                    text = ""
+                    if len(out) == count:
+                        return out
+            elif isinstance(event, CloseConnection):
+                out.append({"closed": event.code})
+                return out
+        return out
+
+    def send(self, text: str | bytes) -> None:
+        from wsproto.events import BytesMessage, TextMessage
+
+        event = TextMessage(data=text) if isinstance(text, str) else BytesMessage(data=text)
+        self.sock.sendall(self.ws.send(event))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class FakeSim:
+    """A simulated board with nothing on it that takes no command."""
+
+    def tags(self) -> dict[str, bytes]:
+        return {}
+
+    def request(self, line: str) -> Any:
+        raise AssertionError(f"no command should reach the board here: {line!r}")
+
+
+class FakeStack:
+    starts = 1
+    power_pulls = 0
+    service_control = Path("/nonexistent")
+
+    class settings:  # noqa: N801
+        out = Path("/nonexistent")
+
+
+@pytest.fixture()
+def server() -> Iterator[tuple[int, Any]]:
+    """The web application on a free port with a hub over no board and no service."""
+    pytest.importorskip("uvicorn", reason="uvicorn is missing: pip install 'scoreboard[play]'")
+    from scoreboard.play.web import Hub, Server, TableInfo, make_app
+
+    info = TableInfo("de", "de", ("Anna", "Ben"), (256, 64), False, ((0, ("A1",)),), token="s3cret-token-0123456789")
+    hub = Hub(info, table(), FakeStack(), FakeSim())  # type: ignore[arg-type]
+    server = Server(make_app(lambda: hub, info))
+    sock = socket.create_server(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_until_complete, args=(server.serve(sockets=[sock]),), daemon=True)
+    thread.start()
+    while not server.started:
+        threading.Event().wait(0.01)
+    yield port, hub
+    server.stop()
+    thread.join(timeout=10)
+
+
+def test_a_page_without_the_token_is_refused(server: tuple[int, Any]) -> None:
+    import urllib.error
+    import urllib.request
+
+    port, _ = server
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/")
+    assert caught.value.code == 401 and b"needs its token" in caught.value.read()
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/?token=s3cret-token-0123456789") as page:
+        assert b"<title>Scoreboard" in page.read()
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/play.js") as script:
+        assert b"new WebSocket" in script.read()  # the page's own files, from the package
+    for path in ("/ws", "/ws?token=wrong"):
+        ws = WsClient(port, path)
+        refused, closed = ws.messages(2)
+        assert refused["type"] == "refused" and refused["problem"] == "token" and "needs its token" in refused["message"]
+        assert closed == {"closed": 4401}
+        ws.close()
+
+
+def test_a_page_of_another_site_is_refused(server: tuple[int, Any]) -> None:
+    port, _ = server
+    ws = WsClient(port, "/ws?token=s3cret-token-0123456789", origin="http://evil.example")
+    refused, closed = ws.messages(2)
+    assert refused["problem"] == "origin" and closed == {"closed": 4401}
+    ws.close()
+
+
+def test_bad_messages_get_answers_and_the_connection_goes_on(server: tuple[int, Any]) -> None:
+    port, hub = server
+    ws = WsClient(port, "/ws?token=s3cret-token-0123456789", origin=f"http://127.0.0.1:{port}")
+    hello = ws.messages(3)
+    assert [m["type"] for m in hello] == ["hello", "status", "tags"]
+    assert hello[0]["names"] == ["Anna", "Ben"] and hello[0]["keys"]["seats"]["1"] == {"done": "a", "challenge": "z"}
+    ws.send("not json")
+    ws.send(b"\x00\x01")
+    ws.send(json.dumps({"type": "move", "id": 3, "from": "H8", "to": "Q20"}))
+    ws.send(json.dumps({"type": "button", "id": 4, "seat": 9, "button": "done", "down": True}))
+    ws.send(json.dumps({"type": "button", "id": 5, "seat": 1, "button": "done", "down": True}))
+    answers = ws.answers(5)
+    assert [a.get("problem") for a in answers] == ["malformed", "malformed", "empty", "seat", "service"]
+    assert answers[1]["message"] == "a message is JSON text, not binary"
+    assert [a["id"] for a in answers[2:]] == [3, 4, 5] and not any(a["ok"] for a in answers)
+    assert "the service is starting: its buttons do nothing" in answers[4]["message"]
+    ws.close()
+
+
+# --- the command's rules for where it listens ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--host", "0.0.0.0"], "opens the table to the network: give it a token too"),
+    (["--host", "192.0.2.1", "--token", "short"], "a token of at least 16 characters, not 5"),
+    (["--watch", "--players", "Anna,Ben,Cleo"], "--watch plays the demo's game of two players"),
+    (["--rules", "de", "--set", "game.rack=8"], "game.rack"),
+])
+def test_play_refuses_to_start_so(args: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from scoreboard.cli import main
+
+    monkeypatch.delenv("SCOREBOARD_PLAY_TOKEN", raising=False)
+    assert main(["play", "--no-browser", "--port", "0", "--state", str(tmp_path), *args]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_loopback_needs_no_token_and_the_address_carries_one() -> None:
+    from scoreboard.play.cli import address, check_binding, is_loopback
+
+    check_binding("127.0.0.1", None)
+    check_binding("::1", None)
+    check_binding("192.0.2.1", "a-token-of-sixteen-chars")
+    assert is_loopback("localhost") and is_loopback("127.0.0.2") and not is_loopback("0.0.0.0")
+    sock = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = sock.getsockname()[1]
+        assert address(sock, None) == f"http://127.0.0.1:{port}/"
+        assert address(sock, "t0ken") == f"http://127.0.0.1:{port}/?token=t0ken"
+    finally:
+        sock.close()
