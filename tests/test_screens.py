@@ -239,10 +239,11 @@ STRESS: dict[str, Screen] = {
         bingo=True,
     ),
     "window-long": ChallengeWindowScreen(600, 600, "Bernadette-Marie"),
-    "result-long": ChallengeResultScreen(
+    "result-long": ChallengeResultScreen(  # the most lines a ruling has (the outcomes exclude each other)
         "Bernadette-Marie", "Françoise-Hélène", valid=False, invalid_words=("OXYPHENBUTAZONE", "ŒUVRES"),
-        points=-1000, lost_turn=True, lost_game="Bernadette-Marie"
+        lost_game="Françoise-Hélène"
     ),
+    "result-long-valid": ChallengeResultScreen("Bernadette-Marie", "Françoise-Hélène", valid=True, points=-1000),
     "confirm-adjust-long": ConfirmScreen(ConfirmKind.ADJUST, player="Bernadette-Marie", points=-9999,
                                          by="Françoise-Hélène"),
     "confirm-exchange-7": ConfirmScreen(ConfirmKind.EXCHANGE, count=7, player="Bernadette-Marie"),
@@ -391,6 +392,67 @@ def test_the_check_finds_a_box_off_the_margin_and_an_overlap() -> None:
     assert layout_problems((inside,), panel) == []
     assert len(layout_problems((inside, edge), panel)) == 1
     assert len(layout_problems((inside, over), panel)) == 1
+
+
+def test_the_check_finds_ink_off_its_box_cut_text_and_left_out_lines() -> None:
+    """The pixel check, the cut check and the left-out check each fail on a frame made wrong."""
+    panel = PANELS["0.96in"]
+    r = rendering(SCREENS["paused"], "en", panel)
+    assert frame_problems(r, panel) == []
+    stray = r.image.copy()
+    ImageDraw.Draw(stray).point((0, 40), fill=1)  # a glyph's pixel under the bezel, in no box
+    assert any("margin" in p for p in frame_problems(Rendering(stray, r.marks, r.bars, r.dropped), panel))
+    inside = r.image.copy()
+    ImageDraw.Draw(inside).point((60, 60 - 2 * 11), fill=1)  # inside the margin, outside every box
+    assert any("outside every recorded box" in p for p in frame_problems(
+        Rendering(inside, r.marks, r.bars, r.dropped), panel))
+    cut = (*r.marks[:-1], Mark(r.marks[-1].kind, r.marks[-1].box, r.marks[-1].value, cut=True))
+    assert any("cut" in p for p in frame_problems(Rendering(r.image, cut, r.bars, r.dropped), panel))
+    name = (*r.marks[:-1], Mark(r.marks[-1].kind, r.marks[-1].box, r.marks[-1].value, cut=True, cuttable=True))
+    assert frame_problems(Rendering(r.image, name, r.bars, r.dropped), panel) == []
+    assert frame_problems(Rendering(r.image, r.marks, r.bars, ("No penalty",)), panel) == ["left out: 'No penalty'"]
+
+
+def _clocked_game(n: int, clocked: bool, step: int) -> ScoresScreen:
+    """A realistic moment of a game of ``n`` players: 25-minute clocks running down into
+    overtime, scores of 2, 3 and 4 digits, the bag emptying, the turn going round."""
+    names = ("Anna", "Benedikt", "Cléo", "Jürgen")
+    return ScoresScreen(
+        tuple(
+            PlayerLine(
+                names[i],
+                (step * (23 + 7 * i)) + 3 * i,
+                (1500 - step * 28 - i * 41) if clocked else None,
+                is_turn=step % n == i,
+            )
+            for i in range(n)
+        ),
+        bag=max(0, 100 - 4 * step),
+        yours=step % 3 == 0,
+    )
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_recommended_panel_keeps_the_headline_through_a_clocked_game(lang: str) -> None:
+    """On the recommended panel the player to move and their score are in the headline face
+    at every moment of a game of 2 to 4 players, clocked or not (up to 4-digit scores and
+    overtime), and the layout does not change as clocks run and scores grow."""
+    panel = PANELS[RECOMMENDED]
+    head = layout(panel).head
+    assert head is not None
+    for n in (2, 3, 4):
+        for clocked in (False, True):
+            shapes = set()
+            for step in range(60):
+                screen = _clocked_game(n, clocked, step)
+                r = rendering(screen, lang, panel)
+                mover = next(p for p in screen.players if p.is_turn)
+                big = [k.value for k in r.marks if k.box[3] - k.box[1] == head.height]
+                assert str(mover.score) in big, (n, clocked, step, big)
+                assert any(v.rstrip(ELLIPSIS) and mover.name.startswith(v.rstrip(ELLIPSIS)) for v in big), big
+                assert frame_problems(r, panel) == [], (n, clocked, step)
+                shapes.add(tuple(sorted((k.kind, k.box[1], k.box[3]) for k in r.marks if k.kind != "text")))
+            assert len(shapes) == 1, (n, clocked, shapes)
 
 
 def test_every_number_and_every_name_letter_is_shown_whole() -> None:
