@@ -31,6 +31,7 @@ from .checks import (
     Numbers,
     OneOf,
     Pattern,
+    Sayings,
     Subset,
     Text,
     Whole,
@@ -370,6 +371,15 @@ class VoiceConfig:
     de: str = _voice("German", "de")
     fr: str = _voice("French", "fr")
     en: str = _voice("English", "en")
+    names: dict[str, str | dict[str, str]] = key(
+        {},
+        Sayings("de", "fr", "en"),
+        "How players' names are said, where the display's voice says them wrongly: a name to its"
+        ' language ("Françoise" = "fr": the French voice says it in a German or English'
+        ' announcement), to a respelling every voice reads ("Siobhan" = "Shivawn"), or to'
+        ' respellings by the display\'s language ("Jürgen" = {en = "Yuergen"}); espeak-ng\'s'
+        " [[...]] phonemes may be used (espeak-ng -x -v de NAME shows how a voice says it).",
+    )
     speed: int = key(150, Whole(80, 450), "Speaking rate in words per minute (espeak-ng's default is 175).")
     volume: int = key(100, Whole(0, 200), "Loudness, 0 to 200; 100 is espeak-ng's normal amplitude.")
     device: str = key(
