@@ -6,8 +6,11 @@ screen has a title bar at the top (inverted); body lines of the 6x12 face (11 px
 follow, and hints naming the buttons sit on the last lines. Where the panel is large enough
 for a headline face whose capitals are legible from across the table
 (:func:`~drivers.display.panels.legible_mm`), the scores screen shows the player to move and
-their score in it. Text that does not fit is cut with ``…``; numbers are never cut where the
-data is within bounds (4 players, 4-digit scores, negative totals).
+their score in it, in a layout chosen for the widest values a game shows (so that it does not
+change as clocks run and scores grow); there, a ruling, the last play and a short tally are in
+the big face where their lines fit. Only data of any length (a name, the words of a ruling) is
+cut to fit, with ``…``; numbers never are where the data is within bounds (4 players, 4-digit
+scores, negative totals).
 
 The renderer reports what it drew (:func:`rendering`, a :class:`Rendering`): every box it
 drew text or a shape into (:class:`Mark`, with whether its text was cut and whether it may
