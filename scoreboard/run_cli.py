@@ -107,7 +107,7 @@ def run(
             clock=hardware.clock, seat_panels=hardware.seat_panels,
             stabiliser=Stabiliser(config.board.stable_reports, config.board.stable_ms / 1000),
             house=lambda language: HouseList.in_state_dir(state, language), shown=hardware.shown,
-            voice=hardware.voice, watcher=watcher,
+            voice=hardware.voice, voice_names=config.voice.names, watcher=watcher,
         )
         runner = Runner(service, hardware, notifier, stop)
         service.start(profile.name, len(config.player_names()), paused=script is None)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Protocol, TextIO, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, assert_never
 
 from drivers.board.link import (
     BoardConnected,
@@ -41,7 +41,6 @@ from PIL import Image
 
 from drivers.display.oled import Display
 from drivers.display.panels import Panel
-from drivers.voice.speaker import Utterance
 from engine.errors import ScoreboardError
 from engine.game import Tally
 from scoreboard.controller import (
@@ -75,10 +74,13 @@ from scoreboard.journal_format import ABANDONED_KEY, encode_meta, encode_record,
 from scoreboard.lexicons import HouseList
 from scoreboard.screens import ErrorKind, ErrorScreen, Lang, Screen, render
 from scoreboard.screens.text import text
-from scoreboard.voice.models import SpeechKind
-from scoreboard.voice.text import announcement
+from scoreboard.voice.models import Speech, SpeechKind, TimeSpeech, kind_of
 
-__all__ = ["GameJournal", "Service", "Voice", "Watcher"]
+if TYPE_CHECKING:
+    from drivers.voice.speaker import Utterance
+    from scoreboard.voice.text import Sayings
+
+__all__ = ["GameJournal", "Service", "Voice", "Watcher", "transient"]
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +125,15 @@ class Watcher(Protocol):
 
 
 TRANSIENT = frozenset({SpeechKind.TURN, SpeechKind.TIME})
-"""Announcements a newer one makes stale while they wait to be said."""
+"""Announcements a newer one makes stale while they wait to be said (but see :func:`transient`)."""
+
+
+def transient(speech: Speech) -> bool:
+    """True when a newer announcement makes ``speech`` stale: whose turn it is and a time
+    warning, but not the news that time is up (it stays true, and may cost the player)."""
+    if isinstance(speech, TimeSpeech) and speech.left_s <= 0:
+        return False
+    return kind_of(speech) in TRANSIENT
 
 
 class Service:
@@ -132,7 +142,8 @@ class Service:
     ``displays``: one shared display, or with ``seat_panels`` one per seat (seat 1 first);
     ``house``: the house list of a language (None: overrides are not written down);
     ``shown``: a text file that gets a line per screen shown (``--simulate``); ``clock``:
-    seconds, as the inputs' ``at``; ``voice``: says the announcements (None: silent);
+    seconds, as the inputs' ``at``; ``voice``: says the announcements (None: silent), the
+    players' names as ``voice_names`` tells (``voice.names``);
     ``watcher``: told each frame shown and each state taken (None: nobody watches).
     """
 
@@ -148,6 +159,7 @@ class Service:
         house: Callable[[str], HouseList] | None = None,
         shown: TextIO | None = None,
         voice: Voice | None = None,
+        voice_names: Sayings | None = None,
         watcher: Watcher | None = None,
     ) -> None:
         self.watcher = watcher
@@ -160,6 +172,7 @@ class Service:
         self.house = house
         self.shown_log = shown
         self.voice = voice
+        self.voice_names = voice_names
         self._state: TableState | None = None
         self.game_id: int | None = None
         self.power_off = False
@@ -492,10 +505,13 @@ class Service:
         """Hand the announcement in the display's language to the voice (queued, never waited for)."""
         if self.voice is None:
             return
-        said = announcement(effect.speech, self.language)
+        from drivers.voice.speaker import Utterance  # the voice's modules only when it is on
+        from scoreboard.voice.text import announcement
+
+        said = announcement(effect.speech, self.language, self.voice_names)
         log.info("say: %s", said.text)
         parts = tuple((p.say, p.lang) for p in said.parts)
-        self.voice.say(Utterance(said.text, parts, said.kind.value, said.kind in TRANSIENT))
+        self.voice.say(Utterance(said.text, parts, said.kind.value, transient(effect.speech)))
 
     @property
     def language(self) -> Lang:

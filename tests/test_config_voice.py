@@ -80,3 +80,36 @@ def test_a_simulated_voice_keeps_every_announcement(tmp_path: Path) -> None:
         assert real.supersede and real.capacity == 8
     finally:
         real.close()
+
+
+def test_names_are_said_as_the_table_sets() -> None:
+    v = load_config(overrides=['voice.names={"Françoise" = "fr", " Siobhan " = "Shivawn", "Jürgen" = {en = "Yuergen"}}']).voice
+    assert v.names == {"Françoise": "fr", "Siobhan": "Shivawn", "Jürgen": {"en": "Yuergen"}}
+    assert load_config().voice.names == {}
+
+
+def test_file_with_a_names_table(tmp_path: Path) -> None:
+    path = tmp_path / "scoreboard.toml"
+    path.write_text('[voice.names]\n"Françoise" = "fr"\n"Hélène" = {de = "[[el\'E:n]]"}\n', encoding="utf-8")
+    assert load_config(path).voice.names == {"Françoise": "fr", "Hélène": {"de": "[[el'E:n]]"}}
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        ('"fr"', ConfigTypeError, r'voice\.names: "fr" is a string, not a table'),
+        ('{"Anna" = 3}', ConfigError, r'how "Anna" is said \(3\) is a whole number, not a string'),
+        ('{"Anna" = ""}', ConfigError, r'how "Anna" is said is empty'),
+        ('{"" = "fr"}', ConfigError, r"a name is empty"),
+        ('{"Anna" = "fr", "anna" = "de"}', ConfigError, r'"Anna" and "anna" are the same name'),
+        ('{"Anna" = {dee = "Ana"}}', ConfigChoiceError, r'"Anna": "dee" is no language \(did you mean "de"\?\)'),
+        ('{"Anna" = {de = ""}}', ConfigError, r"\"Anna\"'s de respelling is empty"),
+        ('{"Anna" = "A\\nna"}', ConfigError, r"contains a control character"),
+    ],
+)
+def test_bad_names_tables_say_what_is_wrong(value: str, error: type[ConfigError], message: str) -> None:
+    with pytest.raises(error, match=message) as caught:
+        load_config(overrides=[f"voice.names={value}"])
+    assert caught.value.key == "voice.names" and caught.value.source == "--set"
+    if isinstance(caught.value, ConfigChoiceError):
+        assert caught.value.value == "dee" and "de" in caught.value.choices

@@ -220,14 +220,29 @@ def test_closing_seat_displays_switches_off_each_panel_once() -> None:
         (["display.spi_device=2"], "display.spi_device", "no chip select CE2"),
         (["buttons.menu=25"], "buttons.menu", r"display's \(display.gpio_rst\)"),
         (["display.gpio_dc=26"], "display.gpio_dc", r"a button's \(buttons.menu\)"),
-        (["display.spi_port=1"], "display.spi_port", "SPI 1 CE1"),
+        (["display.spi_port=1"], "display.spi_port", "SPI 1 MISO"),
+        (["display.spi_port=1", "display.spi_device=1", "buttons.challenge=[27, 23, 6, 12]"], "display.spi_port",
+         "SPI 1 CE1"),
         (["display.gpio_dc=26", "buttons.menu=26"], "display.gpio_dc", "GPIO26 is both"),
+        (["display.gpio_dc=25"], "display.gpio_dc", "--set: display.gpio_dc: GPIO25 is both display.gpio_dc and"),
+        (["display.gpio_dc=0"], "display.gpio_dc", "HAT ID EEPROM"),
+        (["display.gpio_rst=1"], "display.gpio_rst", "HAT ID EEPROM"),
+        (["display.rotate=1"], "display.rotate", "use 0 or 2"),
+        (["display.driver=ssd1309", "display.panel=1.3in"], "display.panel", "sh1106 or ssd1306 controller"),
     ],
 )
 def test_panel_interface_and_spi_pins_are_checked(items: list[str], key: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message) as raised:
         load_config(overrides=items)
     assert raised.value.key == key
+
+
+def test_what_the_pin_checks_leave_free() -> None:
+    """SPI1 with CE0 leaves CE1 (GPIO17, seat 1's Done) free; a 1.3in module with an SSD1306."""
+    loaded = load_config(overrides=["display.spi_port=1", "buttons.challenge=[27, 23, 6, 12]"])
+    assert loaded.display.spi_port == 1 and 17 in loaded.buttons.done
+    loaded = load_config(overrides=["display.driver=ssd1306", "display.panel=1.3in"])
+    assert loaded.display.chosen_panel() is PANELS["1.3in"] and loaded.display.chosen_interface() == "i2c"
 
 
 def test_auto_panels_follow_the_controller_and_the_emulated_ones_are_the_recommended() -> None:

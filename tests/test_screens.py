@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import string
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageDraw
 
 from drivers.display.panels import PANELS, RECOMMENDED, Panel, legible_mm
 from scoreboard.screens import (
@@ -48,7 +49,7 @@ from scoreboard.screens import (
     render,
 )
 from scoreboard.screens.font import ELLIPSIS, NAME_LETTERS, TILE_LETTERS, font
-from scoreboard.screens.render import HEADLINE_FACES, Mark, cap_height, layout, render_marks
+from scoreboard.screens.render import HEADLINE_FACES, Mark, Rendering, cap_height, layout, render_marks, rendering
 from scoreboard.screens.text import HINTS
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -238,10 +239,11 @@ STRESS: dict[str, Screen] = {
         bingo=True,
     ),
     "window-long": ChallengeWindowScreen(600, 600, "Bernadette-Marie"),
-    "result-long": ChallengeResultScreen(
+    "result-long": ChallengeResultScreen(  # the most lines a ruling has (the outcomes exclude each other)
         "Bernadette-Marie", "Françoise-Hélène", valid=False, invalid_words=("OXYPHENBUTAZONE", "ŒUVRES"),
-        points=-1000, lost_turn=True, lost_game="Bernadette-Marie"
+        lost_game="Françoise-Hélène"
     ),
+    "result-long-valid": ChallengeResultScreen("Bernadette-Marie", "Françoise-Hélène", valid=True, points=-1000),
     "confirm-adjust-long": ConfirmScreen(ConfirmKind.ADJUST, player="Bernadette-Marie", points=-9999,
                                          by="Françoise-Hélène"),
     "confirm-exchange-7": ConfirmScreen(ConfirmKind.EXCHANGE, count=7, player="Bernadette-Marie"),
@@ -330,15 +332,57 @@ def layout_problems(marks: tuple[Mark, ...], panel: Panel) -> list[str]:
     return problems
 
 
+def _lit(image: Image.Image) -> Image.Image:
+    """``image`` as 0 (dark) and 255 (lit): PIL draws fill 1 into a "1" image as 1."""
+    return image.convert("L").point(lambda v: 255 if v else 0).convert("1")
+
+
+def _area(size: tuple[int, int], boxes: Iterable[tuple[int, int, int, int]], *, inside: bool = True) -> Image.Image:
+    """A mask of ``size``: lit inside ``boxes`` (right and bottom exclusive), or outside them."""
+    mask = Image.new("1", size, 0 if inside else 255)
+    draw = ImageDraw.Draw(mask)
+    for x0, y0, x1, y1 in boxes:
+        if x1 > x0 and y1 > y0:
+            draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=255 if inside else 0)
+    return mask
+
+
+def ink_problems(r: Rendering, panel: Panel) -> list[str]:
+    """Pixels that tell a glyph or a shape was drawn elsewhere than its recorded box: outside
+    every box, or in the margin, a pixel that differs from the background (the bars lit,
+    the rest dark)."""
+    stray = ImageChops.logical_xor(_lit(r.image), _area(panel.size, r.bars))
+    problems = []
+    outside = ImageChops.logical_and(stray, _area(panel.size, [k.box for k in r.marks], inside=False))
+    if outside.getbbox() is not None:
+        problems.append(f"ink outside every recorded box in {outside.getbbox()}")
+    m = panel.margin
+    in_margin = ImageChops.logical_and(stray, _area(panel.size, [(m, m, panel.width - m, panel.height - m)], inside=False))
+    if in_margin.getbbox() is not None:
+        problems.append(f"ink in the {m} px margin in {in_margin.getbbox()}")
+    return problems
+
+
+def frame_problems(r: Rendering, panel: Panel) -> list[str]:
+    """Everything the check finds wrong with a screen as drawn on ``panel``: boxes off the
+    margin or on each other, ink outside the boxes or in the margin, text cut that is meant
+    to be read whole, and lines the renderer found no room for."""
+    problems = layout_problems(r.marks, panel) + ink_problems(r, panel)
+    problems += [f"{k.kind} cut: {k.value!r}" for k in r.marks if k.cut and not k.cuttable]
+    problems += [f"left out: {line!r}" for line in r.dropped]
+    return problems
+
+
 @pytest.mark.parametrize("panel", list(PANELS.values()), ids=list(PANELS))
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_no_text_is_clipped_or_overlaps(lang: str, panel: Panel) -> None:
+    found = {}
     for name, screen in {**SCREENS, **STRESS}.items():
-        _, marks = render_marks(screen, lang, panel)  # type: ignore[arg-type]
-        assert marks, name
-        assert not layout_problems(marks, panel), (name, layout_problems(marks, panel))
-        cut = [k.value for k in marks if k.kind == "number" and k.cut]
-        assert not cut, (name, cut)
+        r = rendering(screen, lang, panel)  # type: ignore[arg-type]
+        assert r.marks, name
+        if problems := frame_problems(r, panel):
+            found[name] = problems
+    assert not found, found
 
 
 def test_the_check_finds_a_box_off_the_margin_and_an_overlap() -> None:
@@ -348,6 +392,67 @@ def test_the_check_finds_a_box_off_the_margin_and_an_overlap() -> None:
     assert layout_problems((inside,), panel) == []
     assert len(layout_problems((inside, edge), panel)) == 1
     assert len(layout_problems((inside, over), panel)) == 1
+
+
+def test_the_check_finds_ink_off_its_box_cut_text_and_left_out_lines() -> None:
+    """The pixel check, the cut check and the left-out check each fail on a frame made wrong."""
+    panel = PANELS["0.96in"]
+    r = rendering(SCREENS["paused"], "en", panel)
+    assert frame_problems(r, panel) == []
+    stray = r.image.copy()
+    ImageDraw.Draw(stray).point((0, 40), fill=1)  # a glyph's pixel under the bezel, in no box
+    assert any("margin" in p for p in frame_problems(Rendering(stray, r.marks, r.bars, r.dropped), panel))
+    inside = r.image.copy()
+    ImageDraw.Draw(inside).point((60, 60 - 2 * 11), fill=1)  # inside the margin, outside every box
+    assert any("outside every recorded box" in p for p in frame_problems(
+        Rendering(inside, r.marks, r.bars, r.dropped), panel))
+    cut = (*r.marks[:-1], Mark(r.marks[-1].kind, r.marks[-1].box, r.marks[-1].value, cut=True))
+    assert any("cut" in p for p in frame_problems(Rendering(r.image, cut, r.bars, r.dropped), panel))
+    name = (*r.marks[:-1], Mark(r.marks[-1].kind, r.marks[-1].box, r.marks[-1].value, cut=True, cuttable=True))
+    assert frame_problems(Rendering(r.image, name, r.bars, r.dropped), panel) == []
+    assert frame_problems(Rendering(r.image, r.marks, r.bars, ("No penalty",)), panel) == ["left out: 'No penalty'"]
+
+
+def _clocked_game(n: int, clocked: bool, step: int) -> ScoresScreen:
+    """A realistic moment of a game of ``n`` players: 25-minute clocks running down into
+    overtime, scores of 2, 3 and 4 digits, the bag emptying, the turn going round."""
+    names = ("Anna", "Benedikt", "Cléo", "Jürgen")
+    return ScoresScreen(
+        tuple(
+            PlayerLine(
+                names[i],
+                (step * (23 + 7 * i)) + 3 * i,
+                (1500 - step * 28 - i * 41) if clocked else None,
+                is_turn=step % n == i,
+            )
+            for i in range(n)
+        ),
+        bag=max(0, 100 - 4 * step),
+        yours=step % 3 == 0,
+    )
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_recommended_panel_keeps_the_headline_through_a_clocked_game(lang: str) -> None:
+    """On the recommended panel the player to move and their score are in the headline face
+    at every moment of a game of 2 to 4 players, clocked or not (up to 4-digit scores and
+    overtime), and the layout does not change as clocks run and scores grow."""
+    panel = PANELS[RECOMMENDED]
+    head = layout(panel).head
+    assert head is not None
+    for n in (2, 3, 4):
+        for clocked in (False, True):
+            shapes = set()
+            for step in range(60):
+                screen = _clocked_game(n, clocked, step)
+                r = rendering(screen, lang, panel)
+                mover = next(p for p in screen.players if p.is_turn)
+                big = [k.value for k in r.marks if k.box[3] - k.box[1] == head.height]
+                assert str(mover.score) in big, (n, clocked, step, big)
+                assert any(v.rstrip(ELLIPSIS) and mover.name.startswith(v.rstrip(ELLIPSIS)) for v in big), big
+                assert frame_problems(r, panel) == [], (n, clocked, step)
+                shapes.add(tuple(sorted((k.kind, k.box[1], k.box[3]) for k in r.marks if k.kind != "text")))
+            assert len(shapes) == 1, (n, clocked, shapes)
 
 
 def test_every_number_and_every_name_letter_is_shown_whole() -> None:

@@ -21,7 +21,7 @@ from test_voice_text import EXPECTED
 from drivers.voice import AlsaSink, Espeak, Utterance, VoiceError, WavFolder
 from drivers.voice.espeak import wav_samples
 from scoreboard.screens.models import LANGUAGES, Lang
-from scoreboard.voice.models import Speech
+from scoreboard.voice.models import Speech, TurnSpeech
 from scoreboard.voice.numbers import count, number
 from scoreboard.voice.spelling import speakable
 from scoreboard.voice.text import announcement
@@ -161,3 +161,33 @@ def test_no_announcement_falls_into_another_language(lang: Lang) -> None:
     for speech, *_ in EXPECTED:
         for part in announcement(speech, lang).parts:
             assert "(" not in phonemes(part.say, part.lang), (part.say, phonemes(part.say, part.lang))
+
+
+def test_a_name_the_displays_voice_says_wrongly_is_said_as_the_table_wants() -> None:
+    """The German voice says "Françoise" as "Fran-so-ise" (fr'anso:,Is@); ``voice.names`` has
+    the French voice say it in a German announcement, or gives the German voice a respelling."""
+    assert phonemes("Françoise", "de") == "fr'anso:,Is@"  # the problem
+    by_language = announcement(TurnSpeech("Françoise"), "de", {"Françoise": "fr"})
+    (name, rest) = by_language.parts
+    assert (name.lang, rest.lang) == ("fr", "de")
+    assert phonemes(name.say, name.lang) == "frA~sw'az"  # [fʁɑ̃swaz]
+    assert "(" not in phonemes(rest.say, rest.lang)
+    respelled = announcement(TurnSpeech("Françoise"), "de", {"Françoise": {"de": "[[fran'swa:s]]"}})
+    (part,) = respelled.parts
+    assert part.text == "Françoise ist am Zug." and phonemes(part.say, "de").startswith("fransw'a:s ")
+    # the English voice says "Jürgen" with an English J (j'u:@dZ@n); a respelling for it
+    assert phonemes("Jürgen", "en") == "j'u:@dZ@n"
+    (said,) = announcement(TurnSpeech("Jürgen"), "en", {"Jürgen": {"en": "Yuergen"}}).parts
+    assert phonemes(said.say, "en").startswith("j'u:3dZ@n")
+
+
+def test_parts_of_voices_of_different_rates_keep_their_length(tmp_path: Path) -> None:
+    """An mbrola voice speaks at 16 kHz, espeak-ng's own at 22.05 kHz: the second part is
+    resampled to the first's rate, so neither plays at the wrong speed."""
+    espeak = Espeak({"de": "de", "fr": "fr"}, WavFolder(tmp_path))
+    de = espeak.synthesize(Utterance("a", (("Anna ist am Zug.", "de"),), "turn"))
+    both = espeak.synthesize(Utterance("b", (("Anna ist am Zug.", "de"), ("Françoise", "fr")), "turn"))
+    fr = espeak.synthesize(Utterance("c", (("Françoise", "fr"),), "turn"))
+    (rate, _), (rate_both, _) = wav_samples(de), wav_samples(both)
+    assert rate == rate_both == 22050
+    assert abs(loudness(both)[0] - loudness(de)[0] - loudness(fr)[0]) < 0.01

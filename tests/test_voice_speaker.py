@@ -6,7 +6,9 @@ announcement overtook, the oldest when full, one that waited too long.
 
 from __future__ import annotations
 
+import array
 import logging
+import math
 import stat
 import sys
 import time
@@ -17,8 +19,10 @@ from tablehelpers import rig
 from test_service import Clock, mirror_into, service_for
 
 from drivers.voice import Espeak, FakeVoice, Speaker, Utterance, VoiceError, WavFolder
+from drivers.voice.espeak import resample, wav_samples
 from scoreboard.controller import Settings
-from scoreboard.voice.models import SpeechKind
+from scoreboard.service import transient
+from scoreboard.voice.models import SpeechKind, TimeSpeech, TurnSpeech
 
 
 def u(text: str, transient: bool = False) -> Utterance:
@@ -167,3 +171,39 @@ def test_a_done_is_not_delayed_by_a_hung_espeak_ng(tmp_path: Path) -> None:
     speaker.close()  # kills the hung espeak-ng
     assert time.monotonic() - began < 5.0
     service.close()
+
+
+def test_resampling_keeps_a_sounds_length_and_pitch() -> None:
+    rate, target = 16000, 22050
+    tone = array.array("h", (round(8000 * math.sin(2 * math.pi * 440 * i / rate)) for i in range(rate)))
+    out = array.array("h", resample(tone.tobytes(), rate, target))
+    assert len(out) == target  # one second still
+    crossings = sum(1 for a, b in zip(out, out[1:]) if (a < 0) != (b < 0))
+    assert abs(crossings - 880) <= 2  # 440 Hz still
+    assert resample(tone.tobytes(), rate, rate) == tone.tobytes()
+
+
+def test_a_part_from_a_voice_of_another_rate_is_resampled(tmp_path: Path) -> None:
+    """A stand-in espeak-ng that speaks "fr" at 16 kHz (as an mbrola voice does) and the rest at
+    22.05 kHz: the joined WAV has the first part's rate and each part's length in seconds."""
+    body = (
+        "import io, wave\n"
+        "rate = 16000 if sys.argv[sys.argv.index('-v') + 1] == 'fr' else 22050\n"
+        "out = io.BytesIO()\n"
+        "w = wave.open(out, 'wb'); w.setnchannels(1); w.setsampwidth(2); w.setframerate(rate)\n"
+        "w.writeframes(b'\\x10\\x00' * (rate // 2)); w.close()\n"
+        "sys.stdout.buffer.write(out.getvalue())\n"
+    )
+    espeak = Espeak({"de": "de", "fr": "fr"}, WavFolder(tmp_path), program=str(fake_program(tmp_path, body)))
+    wav = espeak.synthesize(Utterance("x", (("Anna", "de"), ("Françoise", "fr")), "turn"))
+    rate, samples = wav_samples(wav)
+    assert rate == 22050 and len(samples) // 2 == 22050  # half a second each
+    wav = espeak.synthesize(Utterance("x", (("Françoise", "fr"), ("Anna", "de")), "turn"))
+    rate, samples = wav_samples(wav)
+    assert rate == 16000 and len(samples) // 2 == 16000
+
+
+def test_time_up_is_never_dropped_for_newer_news() -> None:
+    """Whose turn and a time warning go stale when something newer comes; time being up does not."""
+    assert transient(TurnSpeech("Anna")) and transient(TimeSpeech("Anna", 60)) and transient(TimeSpeech("Anna", 30, True))
+    assert not transient(TimeSpeech("Anna", 0)) and not transient(TimeSpeech("Anna", 0, True))

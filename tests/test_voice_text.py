@@ -264,3 +264,41 @@ def test_the_shipped_respelling_tables_are_what_their_word_lists_give(lang: Lang
     shipped = marisa_trie.Trie()
     shipped.load(str(respelling_path(lang)))
     assert sorted(shipped.keys()) == sorted(f"{k}\t{v}" for k, v in table.items())
+
+
+# --- players' names (voice.names) -------------------------------------------------------------
+
+
+def test_a_name_is_said_by_its_own_languages_voice_or_as_respelled() -> None:
+    names = {"Françoise": "fr", "Siobhan": "Shivawn", "Jürgen": {"en": "Yuergen"}}
+    assert announcement(TurnSpeech("Françoise"), "de", names).parts == (
+        Part("Françoise", "Françoise", "fr"), Part(" ist am Zug.", " ist am Zug.", "de"),
+    )
+    assert announcement(TurnSpeech("Siobhan"), "fr", names).parts == (
+        Part("À Siobhan de jouer.", "À Shivawn de jouer.", "fr"),
+    )
+    # a respelling for one display language only: the others say the name as written
+    assert announcement(TurnSpeech("Jürgen"), "en", names).parts == (Part("Jürgen to play.", "Yuergen to play.", "en"),)
+    assert announcement(TurnSpeech("Jürgen"), "de", names).parts == (
+        Part("Jürgen ist am Zug.", "Jürgen ist am Zug.", "de"),
+    )
+    assert announcement(TurnSpeech("françoise"), "en", names).parts[0].lang == "fr"  # case as configured or not
+    assert announcement(TurnSpeech("Anna"), "de", names) == announcement(TurnSpeech("Anna"), "de")
+
+
+def test_every_name_of_every_announcement_follows_the_table() -> None:
+    names = {"Françoise": "fr"}
+    speeches: list[Speech] = [
+        PlaySpeech("Françoise", "HAUS", 10, "de"), PassSpeech("Françoise"), ExchangeSpeech("Françoise", 2),
+        RulingSpeech("Françoise", "Ben", True, ("HAUS",), "de", points=-5),
+        RulingSpeech("Ben", "Françoise", False, ("XQ",), "de", lost_game="Françoise"),
+        TimeSpeech("Françoise", 0), TallySpeech((("Françoise", 12), ("Ben", 12)), ("Françoise", "Ben")),
+    ]
+    for speech in speeches:
+        said = announcement(speech, "de", names)
+        french = [p for p in said.parts if p.lang == "fr"]
+        assert french and all(p.text == "Françoise" for p in french), (speech, said.parts)
+        assert said.text == announcement(speech, "de").text  # the written text is unchanged
+    tie = announcement(TallySpeech((("Françoise", 12), ("Ben", 12)), ("Ben", "Françoise")), "de", names)
+    assert tie.text.endswith("Unentschieden zwischen Ben und Françoise.")
+    assert tie.parts[-2:] == (Part("Françoise", "Françoise", "fr"), Part(".", ".", "de"))

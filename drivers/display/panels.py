@@ -41,8 +41,9 @@ def legible_mm(distance_mm: float = VIEWING_MM, arcmin: float = 16.0) -> float:
 class Panel:
     """An OLED panel: ``name`` is its diagonal (``"3.12in"``), as ``display.panel`` names it.
 
-    ``controller`` is the luma.oled device class that drives it; ``interfaces`` the buses
-    its common modules offer, the usual one first; ``active_mm`` the lit area (width, height).
+    ``controller`` is the luma.oled device class that drives it (``also``: other controllers
+    modules of this panel are sold with); ``interfaces`` the buses its common modules offer,
+    the usual one first; ``active_mm`` the lit area (width, height).
     """
 
     name: str
@@ -52,6 +53,12 @@ class Panel:
     active_mm: tuple[float, float]
     interfaces: tuple[str, ...]
     greyscale: bool = False
+    also: tuple[str, ...] = ()
+
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        """Every controller modules of this panel have, the usual one first."""
+        return (self.controller, *self.also)
 
     def __repr__(self) -> str:
         return f"<Panel {self.name} {self.controller} {self.width}x{self.height}>"
@@ -84,7 +91,7 @@ PANELS: dict[str, Panel] = {
     p.name: p
     for p in (
         Panel("0.96in", "ssd1306", 128, 64, (21.74, 10.86), ("i2c", "spi")),
-        Panel("1.3in", "sh1106", 128, 64, (29.42, 14.70), ("i2c", "spi")),
+        Panel("1.3in", "sh1106", 128, 64, (29.42, 14.70), ("i2c", "spi"), also=("ssd1306",)),  # Adafruit 938
         Panel("2.42in", "ssd1309", 128, 64, (55.01, 27.49), ("i2c", "spi")),
         Panel("3.12in", "ssd1322", 256, 64, (76.78, 19.18), ("spi",), greyscale=True),
     )

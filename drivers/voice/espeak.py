@@ -11,10 +11,12 @@ limit and is killed when it runs over or when the voice closes.
 
 from __future__ import annotations
 
+import array
 import io
 import os
 import re
 import subprocess
+import sys
 import threading
 import wave
 from collections.abc import Mapping, Sequence
@@ -23,7 +25,7 @@ from typing import Protocol
 
 from .speaker import Utterance, VoiceError
 
-__all__ = ["AlsaSink", "Espeak", "Sink", "WavFolder", "wav_duration", "wav_samples"]
+__all__ = ["AlsaSink", "Espeak", "Sink", "WavFolder", "resample", "wav_duration", "wav_samples"]
 
 RATE = 22050
 """espeak-ng's sample rate (16-bit mono), every voice."""
@@ -55,6 +57,28 @@ def wav_duration(data: bytes) -> float:
     """Seconds of sound in a WAV (as :func:`wav_samples` reads it)."""
     rate, samples = wav_samples(data)
     return len(samples) / 2 / rate
+
+
+def resample(samples: bytes, rate: int, target: int) -> bytes:
+    """16-bit mono ``samples`` at ``rate`` as the same sound at ``target`` Hz (linear
+    interpolation: speech between voices of different rates, not music)."""
+    if rate == target or not samples:
+        return samples
+    source = array.array("h", samples)
+    if sys.byteorder == "big":  # a WAV's samples are little-endian
+        source.byteswap()
+    count = max(1, round(len(source) * target / rate))
+    step = rate / target
+    last = len(source) - 1
+    out = array.array("h", bytes(2 * count))
+    for i in range(count):
+        x = i * step
+        j = min(int(x), last)
+        k = min(j + 1, last)
+        out[i] = round(source[j] + (source[k] - source[j]) * (x - j))
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out.tobytes()
 
 
 def _wav(rate: int, samples: bytes) -> bytes:
@@ -189,15 +213,17 @@ class Espeak:
 
     def synthesize(self, utterance: Utterance) -> bytes:
         """The WAV of ``utterance``: its parts' samples one after the other."""
-        rate, samples = RATE, bytearray()
+        rate: int | None = None
+        samples = bytearray()
         for text, lang in utterance.parts:
             out = self.processes.run(self.command(self.voices.get(lang, lang)), text.encode("utf-8"), self.timeout_s)
             try:
-                rate, part = wav_samples(out)
+                part_rate, part = wav_samples(out)
             except ValueError as e:
                 raise VoiceError(os.path.basename(self.program), f"wrote no usable WAV ({e})") from None
-            samples += part
-        return _wav(rate, bytes(samples))
+            rate = rate or part_rate  # the first part's rate: a voice of another (mbrola's 16 kHz) is resampled
+            samples += resample(part, part_rate, rate)
+        return _wav(rate or RATE, bytes(samples))
 
     def speak(self, utterance: Utterance) -> None:
         self.sink.play(self.synthesize(utterance), utterance)

@@ -21,7 +21,8 @@ from engine.errors import ScoreboardError
 
 __all__ = [
     "SET_SOURCE", "AutoOr", "Check", "ConfigChoiceError", "ConfigError", "ConfigPinClashError", "ConfigRangeError",
-    "ConfigTypeError", "DirPath", "Names", "Numbers", "OneOf", "Pattern", "Subset", "Text", "Whole", "closest", "show",
+    "ConfigTypeError", "DirPath", "Names", "Numbers", "OneOf", "Pattern", "Sayings", "Subset", "Text", "Whole", "closest",
+    "show",
     "toml_value", "value_kind",
 ]
 
@@ -328,6 +329,13 @@ class Numbers(Check):
         return tuple(value)
 
 
+def _no_choice(problem: str, item: str, choices: tuple[str, ...], allowed: str) -> ConfigChoiceError:
+    """The error for ``item``, none of ``choices``: ``problem``, a near miss, what is allowed."""
+    guess = closest(item, choices)
+    hint = f" (did you mean {toml_value(guess)}?)" if guess else ""
+    return ConfigChoiceError(f"{problem}{hint}; use {allowed}", value=item, choices=choices)
+
+
 class Subset(Check):
     """A list of distinct strings, each one of ``choices`` (a near miss is suggested); an
     item that is none raises :class:`ConfigChoiceError`."""
@@ -345,13 +353,7 @@ class Subset(Check):
             if not isinstance(item, str):
                 raise self.fail(f"item {number} ({show(item)}) is {value_kind(item)}, not a string")
             if item not in self.choices:
-                guess = closest(item, self.choices)
-                hint = f" (did you mean {toml_value(guess)}?)" if guess else ""
-                raise ConfigChoiceError(
-                    f"item {number} ({show(item)}) is not allowed{hint}; use {self.allowed}",
-                    value=item,
-                    choices=self.choices,
-                )
+                raise _no_choice(f"item {number} ({show(item)}) is not allowed", item, self.choices, self.allowed)
         if len(set(value)) != len(value):
             raise self.fail(f"{show(value)} gives an item twice")
         return tuple(value)
@@ -373,3 +375,55 @@ class Pattern(Check):
         if not self.pattern.fullmatch(value):
             raise self.not_allowed(value)
         return value
+
+
+def _said(value: object, what: str, fail: Any) -> str:
+    """A respelling or language: a non-empty string without control characters."""
+    if not isinstance(value, str):
+        raise fail(f"{what} ({show(value)}) is {value_kind(value)}, not a string")
+    if not value.strip():
+        raise fail(f"{what} is empty")
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
+        raise fail(f"{what} ({show(value)}) contains a control character")
+    if len(value) > 100:
+        raise fail(f"{what} is longer than 100 characters")
+    return value.strip()
+
+
+class Sayings(Check):
+    """How names are said: a table of names (distinct, ignoring case), each to a language of
+    ``languages`` (its voice says the name), a respelling, or a table of respellings by
+    language; a language key that is none of ``languages`` raises :class:`ConfigChoiceError`."""
+
+    expects = "a table"
+
+    def __init__(self, *languages: str) -> None:
+        langs = _one_of([toml_value(c) for c in languages])
+        super().__init__(
+            f'a table of names, each to a language ({langs}: its voice says the name), a respelling'
+            f' or a table of respellings by language, e.g. {{"Françoise" = "fr", "Jürgen" = {{en = "Yuergen"}}}}'
+        )
+        self.languages = languages
+
+    def __call__(self, value: Any) -> dict[str, str | dict[str, str]]:
+        if not isinstance(value, dict):
+            raise self.wrong_type(value)
+        out: dict[str, str | dict[str, str]] = {}
+        seen: dict[str, str] = {}
+        for name, saying in value.items():
+            name = _said(name, "a name", self.fail)
+            other = seen.get(name.casefold())
+            if other is not None:
+                raise self.fail(f"{show(other)} and {show(name)} are the same name")
+            seen[name.casefold()] = name
+            if isinstance(saying, dict):
+                table: dict[str, str] = {}
+                for lang, said in saying.items():
+                    if lang not in self.languages:
+                        raise _no_choice(f"{show(name)}: {show(lang)} is no language", lang, self.languages,
+                                         _one_of([toml_value(c) for c in self.languages]))
+                    table[lang] = _said(said, f"{show(name)}'s {lang} respelling", self.fail)
+                out[name] = table
+            else:
+                out[name] = _said(saying, f"how {show(name)} is said", self.fail)
+        return out

@@ -19,7 +19,7 @@ import attr
 import attrs
 import tomli_w
 
-from .checks import SET_SOURCE, ConfigError, ConfigPinClashError, closest, show, value_kind
+from .checks import SET_SOURCE, ConfigError, ConfigPinClashError, closest, show, toml_value, value_kind
 from .sections import (
     KEYS,
     SECTIONS,
@@ -287,6 +287,7 @@ def default_toml() -> str:
                 "",
                 *_comment(attribute.metadata["doc"]),
                 *_comment(f"Allowed: {allowed(attribute).allowed}."),
-                tomli_w.dumps({key_name: value}).rstrip(),
+                # a table value inline: as a [table] it would end the section
+                f"{key_name} = {toml_value(value)}" if isinstance(value, dict) else tomli_w.dumps({key_name: value}).rstrip(),
             ]
     return "\n".join(lines) + "\n"

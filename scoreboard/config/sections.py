@@ -31,6 +31,7 @@ from .checks import (
     Numbers,
     OneOf,
     Pattern,
+    Sayings,
     Subset,
     Text,
     Whole,
@@ -55,6 +56,7 @@ __all__ = [
     "check_display",
     "CONTROLLERS",
     "SPI_PINS",
+    "spi_lines",
     "key",
     "profile_language",
 ]
@@ -252,7 +254,8 @@ class DisplayConfig:
     driver: str = key(
         PANELS[RECOMMENDED].controller,
         OneOf(*CONTROLLERS, "dummy", "capture"),
-        "Display controller: ssd1306 (0.96in), sh1106 (1.3in), ssd1309 (2.42in), ssd1322"
+        "Display controller: ssd1306 (0.96in; also some 1.3in modules, e.g. Adafruit 938: set"
+        ' display.panel = "1.3in"), sh1106 (1.3in), ssd1309 (2.42in), ssd1322'
         " (3.12in, greyscale, SPI); dummy (keeps the last image, no output) or capture (writes"
         " PNG frames, as --simulate does).",
     )
@@ -291,8 +294,9 @@ class DisplayConfig:
     )
     rotate: int = key(
         0,
-        OneOf(0, 1, 2, 3),
-        "Rotation in quarter turns clockwise: 0, or 2 for a display mounted upside down.",
+        OneOf(0, 2),
+        "Rotation: 0, or 2 (half a turn) for a display mounted upside down; the screens are laid"
+        " out for the panel's landscape pixels, so a quarter turn (1 or 3) is not offered.",
     )
     mux_address: int = key(
         0,
@@ -370,6 +374,15 @@ class VoiceConfig:
     de: str = _voice("German", "de")
     fr: str = _voice("French", "fr")
     en: str = _voice("English", "en")
+    names: dict[str, str | dict[str, str]] = key(
+        {},
+        Sayings("de", "fr", "en"),
+        "How players' names are said, where the display's voice says them wrongly: a name to its"
+        ' language ("Françoise" = "fr": the French voice says it in a German or English'
+        ' announcement), to a respelling every voice reads ("Siobhan" = "Shivawn"), or to'
+        ' respellings by the display\'s language ("Jürgen" = {en = "Yuergen"}); espeak-ng\'s'
+        " [[...]] phonemes may be used (espeak-ng -x -v de NAME shows how a voice says it).",
+    )
     speed: int = key(150, Whole(80, 450), "Speaking rate in words per minute (espeak-ng's default is 175).")
     volume: int = key(100, Whole(0, 200), "Loudness, 0 to 200; 100 is espeak-ng's normal amplitude.")
     device: str = key(
@@ -436,14 +449,27 @@ def check_buttons(buttons: ButtonsConfig) -> None:
 SPI_PINS = {0: {"SCLK": 11, "MOSI": 10, "MISO": 9, "CE0": 8, "CE1": 7}, 1: {"SCLK": 21, "MOSI": 20, "MISO": 19, "CE0": 18, "CE1": 17, "CE2": 16}}
 """The BCM GPIOs of the Pi's SPI buses by ``display.spi_port``."""
 
+HAT_EEPROM_PINS = (0, 1)
+"""The HAT ID EEPROM's I2C pins; luma also never drives a D/C or reset line on GPIO0 (it
+tests the pin number for truth)."""
+
+
+def spi_lines(port: int, device: int) -> dict[str, int]:
+    """The GPIOs the display's SPI bus takes: clock, MOSI and MISO (the bus's function is on
+    all three), and the chip selects its overlay claims: both of SPI0's (``dtparam=spi=on``),
+    SPI1's up to ``device`` (``dtoverlay=spi1-Ncs``, N = ``device`` + 1)."""
+    bus = SPI_PINS[port]
+    selects = ("CE0", "CE1") if port == 0 else tuple(f"CE{n}" for n in range(device + 1))
+    return {line: pin for line, pin in bus.items() if not line.startswith("CE") or line in selects}
+
 
 def check_display(display: DisplayConfig, buttons: ButtonsConfig | None = None) -> None:
     """Raise :class:`ConfigError` naming the key when ``[display]`` does not fit together (or,
     with ``buttons``, when an SPI panel's lines are a button's pin)."""
     panel = display.chosen_panel()
-    if display.driver in CONTROLLERS and display.driver != panel.controller:
+    if display.driver in CONTROLLERS and display.driver not in panel.controllers:
         raise ConfigError(
-            f"the {panel.name} panel has an {panel.controller} controller, not {display.driver};"
+            f"the {panel.name} panel has an {' or '.join(panel.controllers)} controller, not {display.driver};"
             f' set display.driver = "{panel.controller}" or the panel it drives',
             key="display.panel",
         )
@@ -482,8 +508,14 @@ def _check_spi_pins(display: DisplayConfig, buttons: ButtonsConfig | None) -> No
         raise ConfigError(
             f"SPI bus {display.spi_port} has no chip select CE{display.spi_device}", key="display.spi_device"
         )
-    lines = {pin: f"SPI {display.spi_port} {line}" for line, pin in bus.items()}
+    lines = {pin: f"SPI {display.spi_port} {line}" for line, pin in spi_lines(display.spi_port, display.spi_device).items()}
     taken = lines | {pin: "I2C" for pin in (2, 3)} | {pin: "the UART link" for pin in (14, 15)}
+    taken |= {pin: "the HAT ID EEPROM" for pin in HAT_EEPROM_PINS}
+    if display.gpio_dc == display.gpio_rst:
+        raise ConfigPinClashError(
+            f"GPIO{display.gpio_dc} is both display.gpio_dc and display.gpio_rst; give each its own pin",
+            pin=display.gpio_dc, keys=("display.gpio_dc", "display.gpio_rst"),
+        )
     for dotted, pin in (("display.gpio_dc", display.gpio_dc), ("display.gpio_rst", display.gpio_rst)):
         if pin in taken:
             raise ConfigError(f"GPIO{pin} is {taken[pin]}'s; choose another pin", key=dotted)
@@ -492,7 +524,7 @@ def _check_spi_pins(display: DisplayConfig, buttons: ButtonsConfig | None) -> No
         return
     for dotted, pins in (("buttons.done", buttons.done), ("buttons.challenge", buttons.challenge), ("buttons.menu", (buttons.menu,))):
         for pin in pins:
-            if pin in taken and not taken[pin].startswith(("I2C", "the UART")):
+            if pin in taken and not taken[pin].startswith(("I2C", "the UART", "the HAT")):
                 owner = taken[pin] if pin not in lines else "display.spi_port"
                 raise ConfigPinClashError(
                     f"GPIO{pin} is both the display's ({taken[pin]}) and a button's ({dotted}); choose another pin",

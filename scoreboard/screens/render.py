@@ -6,13 +6,19 @@ screen has a title bar at the top (inverted); body lines of the 6x12 face (11 px
 follow, and hints naming the buttons sit on the last lines. Where the panel is large enough
 for a headline face whose capitals are legible from across the table
 (:func:`~drivers.display.panels.legible_mm`), the scores screen shows the player to move and
-their score in it. Text that does not fit is cut with ``…``; numbers are never cut where the
-data is within bounds (4 players, 4-digit scores, negative totals).
+their score in it, in a layout chosen for the widest values a game shows (so that it does not
+change as clocks run and scores grow); there, a ruling, the last play and a short tally are in
+the big face where their lines fit. Only data of any length (a name, the words of a ruling) is
+cut to fit, with ``…``; numbers never are where the data is within bounds (4 players, 4-digit
+scores, negative totals).
 
-The renderer records every box it draws text or a shape into (:class:`Mark`):
-:func:`render_marks` returns them, and the tests check that each lies inside the margin
-and that no two intersect. Highlights (whose turn, the selection, blanks, winners) are drawn
-inverted, with an arrow where it marks a player.
+The renderer reports what it drew (:func:`rendering`, a :class:`Rendering`): every box it
+drew text or a shape into (:class:`Mark`, with whether its text was cut and whether it may
+be: a player's name may), the inverted bars the text sits on, and every line it had to
+leave out for want of room. The tests check that each box lies inside the margin, that no
+two intersect, that no pixel outside the boxes differs from the bars, that nothing but a
+name is cut and that no line is left out. Highlights (whose turn, the selection, blanks,
+winners) are drawn inverted, with an arrow where it marks a player.
 """
 
 from __future__ import annotations
@@ -49,12 +55,23 @@ from .models import (
     ReadingScreen,
     ScoresScreen,
     Screen,
+    TallyLine,
     TallyScreen,
     UnseenScreen,
 )
 from .text import text, tiles
 
-__all__ = ["DEFAULT_PANEL", "Layout", "Mark", "format_clock", "layout", "render", "render_marks"]
+__all__ = [
+    "DEFAULT_PANEL",
+    "Layout",
+    "Mark",
+    "Rendering",
+    "format_clock",
+    "layout",
+    "render",
+    "render_marks",
+    "rendering",
+]
 
 DEFAULT_PANEL = PANELS["0.96in"]
 """The panel :func:`render` lays out for when none is given."""
@@ -69,14 +86,16 @@ Align = Literal["left", "right", "center"]
 class Mark:
     """A box drawn into: ``box`` is (left, top, right, bottom), right and bottom exclusive.
 
-    ``kind`` is ``text``, ``number`` or ``shape``; ``value`` the text as drawn and ``cut``
-    whether it was shortened to fit.
+    ``kind`` is ``text``, ``number`` or ``shape``; ``value`` the text as drawn, ``cut``
+    whether it was shortened to fit and ``cuttable`` whether it may be (a player's name, a
+    reason of the engine's: text of any length; everything else is meant to be read whole).
     """
 
     kind: str
     box: tuple[int, int, int, int]
     value: str = ""
     cut: bool = False
+    cuttable: bool = False
 
     def intersects(self, other: Mark) -> bool:
         """True when the two boxes share a pixel."""
@@ -185,6 +204,8 @@ class _Canvas:
         self.body = lay.body
         self.big = lay.big
         self.marks: list[Mark] = []
+        self.bars: list[tuple[int, int, int, int]] = []  # lit backgrounds, right and bottom exclusive
+        self.dropped: list[str] = []  # text that found no room
 
     # --- text ---
 
@@ -199,19 +220,23 @@ class _Canvas:
         face: BitmapFont | None = None,
         fill: int = 1,
         kind: str = "text",
+        cuttable: bool = False,
     ) -> int:
         """``value`` on one line at ``y`` between ``x0`` and ``x1`` (the frame by default),
-        aligned, cut to fit; returns its width in pixels (0: nothing drawn)."""
+        aligned, cut to fit (``cuttable``: as it may be); returns its width in pixels (0:
+        nothing drawn, and a ``value`` with no room at all is reported as dropped)."""
         f = face or self.body
         x0 = self.lay.left if x0 is None else x0
         x1 = self.lay.right if x1 is None else x1
         shown = f.fit(value, x1 - x0)
         if not shown:
+            if value:
+                self.dropped.append(value)
             return 0
         w = f.text_width(shown)
         x = x0 if align == "left" else x1 - w if align == "right" else x0 + (x1 - x0 - w) // 2
         f.draw(self.image, (x, y), shown, fill)
-        self.marks.append(Mark(kind, (x, y, x + w, y + f.height), shown, shown != value))
+        self.marks.append(Mark(kind, (x, y, x + w, y + f.height), shown, shown != value, cuttable))
         return w
 
     def number(self, value: str, y: int, right: int, *, face: BitmapFont | None = None, fill: int = 1) -> int:
@@ -222,43 +247,60 @@ class _Canvas:
                  kind="number")
         return right - f.text_width(value)
 
-    def title(self, value: str, right: str = "", *, number: bool = False) -> None:
-        """The title bar: ``value`` at the left (cut to fit), ``right`` at the right."""
-        self.draw.rectangle((0, 0, self.lay.width - 1, self.lay.title_end - 1), fill=1)
+    def title(
+        self, value: str, right: str = "", *, number: bool = False, cuttable: bool = False, right_cuttable: bool = False
+    ) -> None:
+        """The title bar: ``value`` at the left, ``right`` at the right (a number, never cut,
+        with ``number``). Of two texts the one that may be cut (a name) gets the room the
+        other leaves; of two alike the right one leaves the title half the bar or all it needs."""
+        self.bar(0, self.lay.title_end)
         y = self.lay.panel.margin
         end = self.lay.right
         if right:
+            frame = self.lay.right - self.lay.left
+            gap = self.body.width // 2
             if number:
                 edge = self.number(right, y, self.lay.right, fill=0)
-            else:  # the right part leaves the title half the bar, or all it needs
-                frame = self.lay.right - self.lay.left
-                room = frame - min(self.body.text_width(value), frame // 2) - self.body.width // 2
-                x0 = self.lay.right - min(room, self.body.text_width(right))
-                edge = self.lay.right - self.put(right, y, x0, align="right", fill=0)
-            end = edge - self.body.width // 2
-        self.put(value, y, self.lay.left, end, fill=0)
+            else:
+                if right_cuttable and not cuttable:
+                    keep = min(self.body.text_width(value), frame)
+                elif cuttable and not right_cuttable:
+                    keep = max(0, frame - gap - self.body.text_width(right))
+                else:
+                    keep = min(self.body.text_width(value), frame // 2)
+                x0 = self.lay.right - min(frame - keep - gap, self.body.text_width(right))
+                edge = self.lay.right - self.put(right, y, x0, align="right", fill=0, cuttable=right_cuttable)
+            end = edge - gap
+        self.put(value, y, self.lay.left, end, fill=0, cuttable=cuttable)
 
-    def lines(self, rows: Sequence[int], values: Sequence[str]) -> None:
-        """One value a line, from the first of ``rows``."""
+    def lines(self, rows: Sequence[int], values: Sequence[str], *, face: BitmapFont | None = None) -> None:
+        """One value a line, from the first of ``rows``; the values past the last row are
+        reported as dropped."""
         for y, value in zip(rows, values):
-            self.put(value, y)
+            self.put(value, y, face=face)
+        self.dropped.extend(values[len(rows) :])
 
-    def wrapped(self, rows: Sequence[int], value: str) -> int:
-        """``value`` word-wrapped on ``rows`` (the last line cut with ``…`` when it goes on);
-        returns how many rows it took."""
-        columns = self.lay.columns
-        parts = textwrap.wrap(value, columns) or [""]
+    def wrapped(self, rows: Sequence[int], value: str, *, cuttable: bool = False) -> int:
+        """``value`` word-wrapped on ``rows`` (what does not fit on them goes on the last,
+        cut there with ``…``); returns how many rows it took."""
+        parts = textwrap.wrap(value, self.lay.columns) or [""]
+        if not rows:
+            self.dropped.append(value)
+            return 0
         if len(parts) > len(rows):
-            parts = parts[: len(rows)]
-            parts[-1] += " " * columns  # cut with an ellipsis: there is more
-        self.lines(rows, parts)
-        return min(len(parts), len(rows))
+            parts = [*parts[: len(rows) - 1], " ".join(parts[len(rows) - 1 :])]
+        for y, part in zip(rows, parts):
+            self.put(part, y, cuttable=cuttable)
+        return len(parts)
 
     # --- shapes ---
 
     def bar(self, y: int, height: int, x0: int = 0, x1: int | None = None) -> None:
-        """An inverted band (text on it is drawn with ``fill=0``); not a mark: text sits on it."""
-        self.draw.rectangle((x0, y, (self.lay.width if x1 is None else x1) - 1, y + height - 1), fill=1)
+        """An inverted band (text on it is drawn with ``fill=0``); not a mark but a background
+        (:attr:`bars`): text sits on it. It may run under the bezel: cut there, it loses nothing."""
+        box = (x0, y, self.lay.width if x1 is None else x1, y + height)
+        self.draw.rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=1)
+        self.bars.append(box)
 
     def arrow(self, x: int, y: int, height: int, fill: int = 1) -> int:
         """A right-pointing triangle ``height`` tall in a box from ``x``; returns its width."""
@@ -288,8 +330,26 @@ class _Canvas:
 
 def _named(key: str, lang: Lang, name: str, room: int, f: BitmapFont, **fields: object) -> str:
     """The text of ``key`` with ``name`` cut so that the whole fits in ``room`` pixels."""
-    rest = f.text_width(text(key, lang, name="", **fields))
-    return text(key, lang, name=f.fit(name, room - rest), **fields)
+    return _fill(key, lang, room, f, "name", name=name, **fields)
+
+
+def _fill(key: str, lang: Lang, room: int, f: BitmapFont, field: str, **fields: object) -> str:
+    """The text of ``key`` with the data of ``field`` (a name, a list of names or words: of any
+    length) cut so that the whole fits in ``room`` pixels; the rest of the text is never cut."""
+    value = str(fields[field])
+    rest = f.text_width(text(key, lang, **{**fields, field: ""}))
+    return text(key, lang, **{**fields, field: f.fit(value, room - rest)})
+
+
+def _big_rows(c: _Canvas, count: int, top: int | None = None) -> tuple[int, ...] | None:
+    """The tops of ``count`` lines of the big face from ``top`` (the first line under the
+    title), when the panel is one to be read from across the table (it has a headline face)
+    and they fit; else None."""
+    lay = c.lay
+    if lay.head is None:
+        return None
+    rows = tuple(range(lay.rows[0] if top is None else top, lay.bottom - c.big.height + 1, c.big.height))
+    return rows[:count] if len(rows) >= count else None
 
 
 # --- the screens ---------------------------------------------------------------------------
@@ -302,9 +362,9 @@ def _scores(m: ScoresScreen, lang: Lang, c: _Canvas) -> None:
     title = text("scores.your_turn" if m.yours else "scores.title", lang)
     mover = next((p for p in players if p.is_turn), None)
     if lay.head is not None and mover is not None:
-        corner, bag_below = _headline_title(c, title, mover, bag)
-        if _others_fit(c, players, mover, bag_below):
-            _scores_headline(m, c, mover, title, corner, bag if bag_below else "")
+        plan = _headline_plan(c, lang, players, mover)
+        if plan is not None:
+            _scores_headline(c, players, mover, title, bag, plan)
             return
     c.title(title, bag)
     cw = c.body.width
@@ -324,86 +384,125 @@ def _scores(m: ScoresScreen, lang: Lang, c: _Canvas) -> None:
             if p.clock_s is not None:
                 c.number(format_clock(p.clock_s), y, right, fill=fill)
             right -= clock_w + cw
-        c.put(p.name, y, x, right, fill=fill)
+        c.put(p.name, y, x, right, fill=fill, cuttable=True)
+    c.dropped.extend(p.name for p in players[len(lay.rows) :])
 
 
-def _headline_title(c: _Canvas, title: str, mover: PlayerLine, bag: str) -> tuple[str, bool]:
-    """The title bar's right part over a headline (the bag; with clocks the mover's clock and
-    the bag when both fit), and whether the bag goes under the others instead."""
-    if mover.clock_s is None:
-        return bag, False
-    clock = format_clock(mover.clock_s)
-    both = f"{clock}  {bag}"
-    if c.body.text_width(f"{title} {both}") <= c.lay.right - c.lay.left:
-        return both, False
-    return clock, True
+SCORE_DIGITS = 4
+"""Columns kept for a score whatever it is now, so that a layout does not change as scores grow."""
+
+CLOCK_COLUMNS = 5
+"""Columns kept for a clock (``25:00``, ``-1:05``) whatever it shows now."""
+
+NAME_LETTERS_LEAST = 3
+"""The fewest columns of a name beside its score (two letters and ``…``)."""
 
 
-def _others_fit(c: _Canvas, players: Sequence[PlayerLine], mover: PlayerLine, bag_below: bool) -> bool:
-    """True when the players not to move fit the lines under a headline, each with 3 letters
-    of their name, their score and their clock (and the bag, with ``bag_below``)."""
-    lay, head = c.lay, c.lay.head
+@dataclass(frozen=True)
+class _HeadlinePlan:
+    """How the scores screen with a headline is laid out: the title bar's right part shows the
+    mover's clock (``clock_in_title``) and the bag (else the bag is an item under the
+    headline), the other players (and that bag) go ``per_row`` to a line of ``rows``, with
+    their clocks or not, ``score_cols`` and ``clock_cols`` columns kept for their numbers."""
+
+    clock_in_title: bool
+    bag_in_title: bool
+    rows: tuple[int, ...]
+    per_row: int
+    clocks: bool
+    score_cols: int
+    clock_cols: int
+
+
+def _headline_plan(c: _Canvas, lang: Lang, players: Sequence[PlayerLine], mover: PlayerLine) -> _HeadlinePlan | None:
+    """The first layout with a headline that fits the widest values the game can show (the
+    longer title, the longest bag text, 4-digit scores, 5-column clocks), so that it does not
+    change as clocks run and scores grow: the others with their clocks, then without; None
+    when not even that fits (the screen is a list then)."""
+    lay, head, cw = c.lay, c.lay.head, c.body.width
     assert head is not None
+    frame = lay.right - lay.left
     others = [p for p in players if p is not mover]
-    lines = (lay.bottom - lay.rows[0] - head.height - 1) // lay.line
-    if not others:
-        return True
-    if lines < 1:
-        return False
-    items = len(others) + (1 if bag_below else 0)
-    per_row = math.ceil(items / lines)
-    digits = max(len(str(p.score)) + (len(format_clock(p.clock_s)) + 1 if p.clock_s is not None else 0) for p in others)
-    need = (3 + 1 + digits) * c.body.width
-    gap = 2 * c.body.width if per_row > 1 else 0
-    return per_row * need + (per_row - 1) * gap <= lay.right - lay.left
+    clocked = [p for p in players if p.clock_s is not None]
+    clock_cols = max([CLOCK_COLUMNS, *(len(format_clock(p.clock_s)) for p in clocked if p.clock_s is not None)])
+    score_cols = max([SCORE_DIGITS, *(len(str(p.score)) for p in players)])
+    if head.text_width("0" * score_cols) + head.width * 3 + NAME_LETTERS_LEAST * head.width > frame:
+        return None  # the mover's name would not show
+    title = max(text("scores.your_turn", lang), text("scores.title", lang), key=len)
+    bag = max(text("scores.bag", lang, n=100), text("scores.bag_empty", lang), key=len)
+    clock_in_title = mover.clock_s is not None
+    corner = len(bag) + (clock_cols + 2 if clock_in_title else 0)
+    bag_in_title = (len(title) + 1 + corner) * cw <= frame
+    first = lay.rows[0] + head.height + 1
+    rows = tuple(range(first, lay.bottom - lay.line + 1, lay.line))
+    items = len(others) + (0 if bag_in_title else 1)
+    if not items:
+        return _HeadlinePlan(clock_in_title, bag_in_title, rows, 1, False, score_cols, clock_cols)
+    if not rows:
+        return None
+    per_row = math.ceil(items / len(rows))
+    gap = 2 * cw if per_row > 1 else 0
+    slot = (frame - (per_row - 1) * gap) // per_row
+    if not bag_in_title and len(bag) * cw > slot:
+        return None
+    for clocks in (True, False) if clocked else (False,):
+        need = (NAME_LETTERS_LEAST + 1 + score_cols + (1 + clock_cols if clocks else 0)) * cw
+        if need <= slot:
+            return _HeadlinePlan(clock_in_title, bag_in_title, rows, per_row, clocks, score_cols, clock_cols)
+    return None
 
 
-def _scores_headline(m: ScoresScreen, c: _Canvas, mover: PlayerLine, title: str, corner: str, bag: str) -> None:
-    """The player to move and their score in the headline face, the others on a line below
-    (and ``bag``, when it is not in the title)."""
+def _scores_headline(
+    c: _Canvas, players: Sequence[PlayerLine], mover: PlayerLine, title: str, bag: str, plan: _HeadlinePlan
+) -> None:
+    """The player to move and their score in the headline face, the others on the lines below
+    in columns kept for their numbers (and the bag, when it is not in the title)."""
     lay = c.lay
     head = lay.head
     assert head is not None
-    c.title(title, corner)
+    cw = c.body.width
+    corner = [format_clock(mover.clock_s)] if plan.clock_in_title and mover.clock_s is not None else []
+    if plan.bag_in_title:
+        corner.append(bag)
+    c.title(title, "  ".join(corner))
     y = lay.rows[0]
     x = lay.left + c.arrow(lay.left, y + head.height // 4, head.height // 2) + head.width // 2
     right = c.number(str(mover.score), y, lay.right, face=head) - head.width // 2
-    c.put(mover.name, y, x, right, face=head)
-    others = [p for p in m.players[:4] if p is not mover]
-    first = y + head.height + 1
-    rows = [first + i * lay.line for i in range((lay.bottom - first) // lay.line)]
-    if not others or not rows:
-        return
-    items: list[PlayerLine | str] = [*others, bag] if bag else list(others)
-    per_row = math.ceil(len(items) / len(rows))
-    cw = c.body.width
-    gap = 2 * cw if per_row > 1 else 0
-    span = (lay.right - lay.left + gap) // per_row
+    c.put(mover.name, y, x, right, face=head, cuttable=True)
+    items: list[PlayerLine | str] = [p for p in players if p is not mover]
+    if not plan.bag_in_title:
+        items.append(bag)
+    gap = 2 * cw if plan.per_row > 1 else 0
+    span = (lay.right - lay.left + gap) // plan.per_row
     for i, p in enumerate(items):
-        x0 = lay.left + (i % per_row) * span
+        x0 = lay.left + (i % plan.per_row) * span
         right = min(lay.right, x0 + span - gap)
-        y = rows[i // per_row]
+        y = plan.rows[i // plan.per_row]
         if isinstance(p, str):
             c.put(p, y, x0, right)
             continue
-        if p.clock_s is not None:
-            right = c.number(format_clock(p.clock_s), y, right) - cw
-        right = c.number(str(p.score), y, right) - cw
-        c.put(p.name, y, x0, right)
+        if plan.clocks:
+            if p.clock_s is not None:
+                c.number(format_clock(p.clock_s), y, right)
+            right -= (plan.clock_cols + 1) * cw
+        c.number(str(p.score), y, right)
+        right -= (plan.score_cols + 1) * cw
+        c.put(p.name, y, x0, right, cuttable=True)
 
 
-def _word(c: _Canvas, y: int, word: str, x0: int, x1: int) -> None:
+def _word(c: _Canvas, y: int, word: str, x0: int, x1: int, face: BitmapFont | None = None) -> None:
     """A played word in capitals, blanks (lower case) inverted."""
-    shown = c.body.fit(word, x1 - x0)
+    f = face or c.body
+    shown = f.fit(word, x1 - x0)
     x = x0
     for ch in shown:
         blank = ch.islower() and ch != "ß"  # ß has no capital tile: never a blank
         glyph = ch if ch == "ß" else ch.upper()
         if blank:
-            c.draw.rectangle((x, y, x + c.body.width - 1, y + c.lay.line - 1), fill=1)
-        c.body.draw(c.image, (x, y), glyph, 0 if blank else 1)
-        x += c.body.width
-    c.marks.append(Mark("text", (x0, y, x, y + c.lay.line), shown, shown != word))
+            c.draw.rectangle((x, y, x + f.width - 1, y + f.height - 1), fill=1)
+        f.draw(c.image, (x, y), glyph, 0 if blank else 1)
+        x += f.width
+    c.marks.append(Mark("text", (x0, y, x, y + f.height), shown, shown != word))
 
 
 def _last_play(m: LastPlayScreen, lang: Lang, c: _Canvas) -> None:
@@ -411,21 +510,29 @@ def _last_play(m: LastPlayScreen, lang: Lang, c: _Canvas) -> None:
     total = _signed(m.total)
     room = lay.right - lay.left - c.body.text_width(total) - c.body.width
     c.title(_named("last.title", lang, m.player, room, c.body), total, number=True)
-    rows = lay.rows
+    bingo = text("last.bingo", lang, n=m.bingo_bonus) if m.bingo else ""
+    frame = lay.right - lay.left
+    big = _big_rows(c, len(m.words) + (1 if m.bingo else 0))
+    if big and all(c.big.text_width(f"{w.text} {w.score}") <= frame for w in m.words) and (
+        c.big.text_width(bingo) <= frame
+    ):
+        face, rows = c.big, big
+    else:
+        face, rows = c.body, lay.rows
     slots = len(rows) - (1 if m.bingo else 0)
     words = m.words if len(m.words) <= slots else m.words[: slots - 1]
     for y, w in zip(rows, words):
-        right = c.number(str(w.score), y, lay.right) - c.body.width
-        _word(c, y, w.text, lay.left, right)
+        right = c.number(str(w.score), y, lay.right, face=face) - face.width
+        _word(c, y, w.text, lay.left, right, face)
     if len(words) < len(m.words):
-        c.put(text("last.more", lang, n=len(m.words) - len(words)), rows[len(words)])
+        c.put(text("last.more", lang, n=len(m.words) - len(words)), rows[len(words)], face=face)
     if m.bingo:
-        c.put(text("last.bingo", lang, n=m.bingo_bonus), rows[-1])
+        c.put(bingo, rows[-1], face=face)
 
 
 def _challenge_window(m: ChallengeWindowScreen, lang: Lang, c: _Canvas) -> None:
     lay = c.lay
-    c.title(text("window.title", lang), m.player)
+    c.title(text("window.title", lang), m.player, right_cuttable=True)
     seconds = max(0, m.seconds_left)
     total = max(1, m.total_s)
     share = min(seconds, total) / total
@@ -458,25 +565,39 @@ def _time_bar(c: _Canvas, x0: int, y: int, x1: int, h: int, share: float) -> Non
 
 def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: _Canvas) -> None:
     c.title(text("result.title", lang))
-    lines = [
-        text("result.valid", lang)
+    lines: list[tuple[str, str, dict[str, object]]] = [  # key, the field of any length, fields
+        ("result.valid", "", {})
         if m.valid
-        else text("result.invalid", lang, words=", ".join(m.invalid_words) or "?"),
-        text("result.right", lang, name=m.player if m.valid else m.challenger),
+        else ("result.invalid", "words", {"words": ", ".join(m.invalid_words) or "?"}),
+        ("result.right", "name", {"name": m.player if m.valid else m.challenger}),
     ]
     if m.lost_turn:
-        lines.append(text("result.lost_turn", lang, name=m.challenger))
+        lines.append(("result.lost_turn", "name", {"name": m.challenger}))
     if m.points < 0:
-        lines.append(text("result.points", lang, name=m.challenger, points=_signed(m.points)))
+        lines.append(("result.points", "name", {"name": m.challenger, "points": _signed(m.points)}))
     elif m.points > 0:
-        lines.append(text("result.points", lang, name=m.player, points=_signed(m.points)))
+        lines.append(("result.points", "name", {"name": m.player, "points": _signed(m.points)}))
     if not m.valid:
-        lines.append(text("result.withdraw", lang, name=m.player))
+        lines.append(("result.withdraw", "name", {"name": m.player}))
     elif not m.lost_turn and not m.points and not m.lost_game:
-        lines.append(text("result.no_penalty", lang))
+        lines.append(("result.no_penalty", "", {}))
     if m.lost_game:
-        lines.append(text("result.lost_game", lang, name=m.lost_game))
-    c.lines(c.lay.rows, lines)
+        lines.append(("result.lost_game", "name", {"name": m.lost_game}))
+    _fitted_lines(c, lang, lines)
+
+
+def _fitted_lines(c: _Canvas, lang: Lang, lines: Sequence[tuple[str, str, dict[str, object]]]) -> None:
+    """Lines of text (key, the field that may be cut, fields): in the big face on a panel read
+    from across the table when every line fits it whole, else in the body face, the field of
+    each cut to fit; lines past the last row are reported as dropped."""
+    lay = c.lay
+    room = lay.right - lay.left
+    whole = [text(key, lang, **fields) for key, _, fields in lines]
+    big = _big_rows(c, len(lines))
+    face, rows = (c.big, big) if big and all(c.big.text_width(t) <= room for t in whole) else (c.body, lay.rows)
+    for y, (key, field, fields) in zip(rows, lines):
+        c.put(_fill(key, lang, room, face, field, **fields) if field else text(key, lang, **fields), y, face=face)
+    c.dropped.extend(whole[len(rows) :])
 
 
 def _error(m: ErrorScreen, lang: Lang, c: _Canvas) -> None:
@@ -484,7 +605,9 @@ def _error(m: ErrorScreen, lang: Lang, c: _Canvas) -> None:
     c.title(text(f"{key}.title", lang))
     rows = c.lay.rows
     if m.kind in (ErrorKind.BAD_PLAY, ErrorKind.BOARD_REFUSED) and m.detail:  # a reason: as long as it is
-        used = c.wrapped(rows[: 2 if m.kind is ErrorKind.BAD_PLAY else 1], text(f"{key}.body", lang))
+        body = text(f"{key}.body", lang)
+        need = len(textwrap.wrap(body, c.lay.columns)) + len(textwrap.wrap(m.detail, c.lay.columns))
+        used = c.wrapped(rows, body) if need <= len(rows) else 0  # else the title says it
         c.wrapped(rows[used:], m.detail)
         return
     used = c.wrapped(rows[:-1] if m.detail else rows, text(f"{key}.body", lang))
@@ -514,7 +637,7 @@ def _confirm(m: ConfirmScreen, lang: Lang, c: _Canvas) -> None:
     rows = lay.rows
     if m.kind in (ConfirmKind.PASS, ConfirmKind.EXCHANGE):  # the player's own question
         question = text(f"confirm.{m.kind.value}", lang)
-        c.title(m.player or question, tiles(m.count, lang) if m.kind is ConfirmKind.EXCHANGE else "")
+        c.title(m.player or question, tiles(m.count, lang) if m.kind is ConfirmKind.EXCHANGE else "", cuttable=bool(m.player))
         _question(c, question)
         c.lines(rows[2:], [text("hold_done", lang), text("challenge_cancels", lang)])
         return
@@ -546,12 +669,13 @@ def _unseen(m: UnseenScreen, lang: Lang, c: _Canvas) -> None:
     y = next(rows)
     x = lay.left
     cw = c.body.width
-    for letter, n in entries:  # tiles flowing like words: a lit box with the letter, then the count
+    for i, (letter, n) in enumerate(entries):  # tiles flowing like words: a lit box with the letter, then the count
         count = str(n)
         w = cw + 2 + c.body.text_width(count)  # (the last column of the count is the glyph's spacing)
         if x + w > lay.right:
             nxt = next(rows, None)
             if nxt is None:
+                c.dropped.extend(f"{letter} {n}" for letter, n in entries[i:])
                 break
             x, y = lay.left, nxt
         x += c.tile(x, y, letter) + 1
@@ -561,39 +685,80 @@ def _unseen(m: UnseenScreen, lang: Lang, c: _Canvas) -> None:
 
 def _tally(m: TallyScreen, lang: Lang, c: _Canvas) -> None:
     lay = c.lay
-    cw = c.body.width
+    frame = lay.right - lay.left
     legend = text("tally.legend", lang)
     title = text("tally.title", lang)
-    if c.body.text_width(title + "  " + legend) <= lay.right - lay.left:
-        c.title(title, legend)
-    else:  # the legend is the title: it says what the columns are
-        c.title(legend)
     rows = m.rows[:4]
+    longest = max((len(r.name) for r in rows), default=1)
+    beside = c.body.text_width(f"{title}  {legend}") <= frame
+    chosen = None
+    for full, equals in ((True, True), (True, False), (False, False)):
+        if not full or beside:
+            top = lay.rows[0]
+        elif len(rows) < len(lay.rows):  # the legend on a line of its own under the title
+            top = lay.rows[1]
+        else:  # the legend is the title
+            top = lay.rows[0]
+        big = _big_rows(c, len(rows) + 1, top) if m.winners else None  # with the winner line
+        big = big or _big_rows(c, len(rows), top)
+        faces = [(c.big, big)] if big else []
+        for face, lines in [*faces, (c.body, tuple(y for y in lay.rows if y >= top))]:
+            if _tally_name_columns(c, face, rows, full, equals) >= min(longest, 4):
+                chosen = (full, equals, face, lines)
+                break
+        if chosen:
+            break
+    full, equals, face, lines = chosen or (False, False, c.body, lay.rows)
+    if not full:
+        c.title(title)
+    elif beside:
+        c.title(title, legend)
+    elif len(rows) < len(lay.rows):
+        c.title(title)
+        c.put(legend, lay.rows[0], align="right")
+    else:
+        c.title(legend)
+    cw = face.width
     score_w = max((len(str(r.score)) for r in rows), default=1) * cw
-    rack_w = max((len(_signed(r.rack_adjustment)) for r in rows), default=2) * cw
-    final_w = max((len(str(r.final)) for r in rows), default=1) * cw
-    numbers = score_w + rack_w + final_w + 3 * cw
-    equals = lay.right - lay.left - numbers - 2 * cw >= 4 * cw  # the "=" when a name keeps 4 letters
-    for y, (i, row) in zip(lay.rows, enumerate(rows)):
+    rack_w = max((len(_rack(r.rack_adjustment)) for r in rows), default=1) * cw
+    for y, (i, row) in zip(lines, enumerate(rows)):
         fill = 1
-        won = i in m.winners
-        if won:
-            c.bar(y, lay.line)
+        if i in m.winners:
+            c.bar(y, face.height)
             fill = 0
-            c.arrow(lay.left, y + 1, lay.line - 2, fill=0)
-        right = c.number(str(row.final), y, lay.right, fill=fill) - cw
-        if equals:
-            c.put("=", y, right - cw, right, fill=fill)
-            right -= 2 * cw
-        c.number(_signed(row.rack_adjustment), y, right, fill=fill)
-        right -= rack_w + cw
-        c.number(str(row.score), y, right, fill=fill)
-        right -= score_w + cw
-        c.put(row.name, y, lay.left + cw, right, fill=fill)
-    if len(rows) < len(lay.rows) and m.winners:
+            c.arrow(lay.left, y + (face.height - lay.line) // 2 + 1, lay.line - 2, fill=0)
+        right = c.number(str(row.final), y, lay.right, face=face, fill=fill) - cw
+        if full:
+            if equals:
+                c.put("=", y, right - cw, right, face=face, fill=fill)
+                right -= 2 * cw
+            c.number(_rack(row.rack_adjustment), y, right, face=face, fill=fill)
+            right -= rack_w + cw
+            c.number(str(row.score), y, right, face=face, fill=fill)
+            right -= score_w + cw
+        c.put(row.name, y, lay.left + c.body.width, right, face=face, fill=fill, cuttable=True)
+    c.dropped.extend(r.name for r in rows[len(lines) :])
+    if len(rows) < len(lines) and m.winners:
         names = ", ".join(m.rows[i].name for i in m.winners if i < len(m.rows))
         key = "tally.tie" if len(m.winners) > 1 else "tally.winner"
-        c.put(text(key, lang, names=names), lay.rows[len(rows)])
+        c.put(_fill(key, lang, frame, face, "names", names=names), lines[len(rows)], face=face)
+
+
+def _rack(points: int) -> str:
+    """A rack adjustment: signed, but nothing to add as ``0``."""
+    return _signed(points) if points else "0"
+
+
+def _tally_name_columns(c: _Canvas, face: BitmapFont, rows: Sequence[TallyLine], full: bool, equals: bool) -> int:
+    """Columns of ``face`` left for the names of ``rows`` beside their numbers (the final total;
+    with ``full`` also the game score and the rack, with ``equals`` an ``=`` before the total)."""
+    numbers = max((len(str(r.final)) for r in rows), default=1)
+    if full:
+        numbers += max((len(str(r.score)) for r in rows), default=1) + 1
+        numbers += max((len(_rack(r.rack_adjustment)) for r in rows), default=1) + 1
+        numbers += 2 if equals else 0
+    room = c.lay.right - c.lay.left - c.body.width - (numbers + 1) * face.width
+    return room // face.width
 
 
 def _enroll(m: EnrollScreen, lang: Lang, c: _Canvas) -> None:
@@ -664,7 +829,7 @@ def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: _Canvas) -> None:
             c.tile(box, y, letter, fill=fill)
         else:  # not drawn yet: an empty box
             c.shape((box, y, x1, y + lay.line - 1), outline=True, fill=fill)
-        c.put(name, y, x0, box - cw // 2, fill=fill)
+        c.put(name, y, x0, box - cw // 2, fill=fill, cuttable=True)
     if first is not None:
         message = text("draw.back", lang)
     elif m.redraw:  # the tied seats are the marked ones
@@ -677,29 +842,45 @@ def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: _Canvas) -> None:
 def _adjust(m: AdjustScreen, lang: Lang, c: _Canvas) -> None:
     lay = c.lay
     rows = lay.rows
-    c.title(m.player, text("adjust.next", lang))
+    c.title(m.player, text("adjust.next", lang), cuttable=True)
     c.put(f"{m.score} {_signed(m.points)} = {m.score + m.points}", rows[0], align="center", kind="number")
     c.lines(rows[1:], [text(k, lang) for k in ("adjust.keys", "adjust.hold", "adjust.done")])
 
 
 def _menu(m: MenuScreen, lang: Lang, c: _Canvas) -> None:
     lay = c.lay
-    count = len(m.items)
+    cw = c.body.width
+    frame = lay.right - lay.left
     c.title(text("menu.title", lang), text("menu.select", lang))
-    visible = lay.rows[:-1]
-    first = min(max(0, m.selected - len(visible) + 1), max(0, count - len(visible)))
-    for y, (i, item) in zip(visible, enumerate(m.items[first:], first)):
-        fill = 1
+    hints = [text("menu.next", lang), text("menu.close", lang)]
+    if c.body.text_width("  ".join(hints)) <= frame:  # both on the last line
+        c.put(hints[0], lay.rows[-1])
+        c.put(hints[1], lay.rows[-1], align="right")
+        visible = list(lay.rows[:-1])
+    else:
+        c.lines(lay.rows[-2:], hints)
+        visible = list(lay.rows[:-2])
+    labels = [text(f"menu.{item.value}", lang) for item in m.items]
+    value = m.value
+    two = bool(value) and 0 <= m.selected < len(labels) and (
+        c.body.text_width(f"{labels[m.selected]}  {value}") > frame - cw
+    )  # the setting on a line of its own under the selected item
+    slots = len(visible) - (1 if two else 0)
+    first = min(max(0, m.selected - slots + 1), max(0, len(labels) - slots))
+    for i, label in enumerate(labels[first : first + slots], first):
+        y = visible.pop(0)
+        if i != m.selected:
+            c.put(label, y, lay.left + cw)
+            continue
+        c.bar(y, lay.line * (2 if two else 1))
+        c.arrow(lay.left, y + 1, lay.line - 2, fill=0)
         right = lay.right
-        if i == m.selected:
-            c.bar(y, lay.line)
-            fill = 0
-            c.arrow(lay.left, y + 1, lay.line - 2, fill=0)
-            if m.value:  # the setting at the right, the label cut to fit
-                value = c.body.fit(m.value, (lay.right - lay.left) // 2)
-                right -= c.put(value, y, lay.right - c.body.text_width(value), fill=fill) + c.body.width
-        c.put(text(f"menu.{item.value}", lang), y, lay.left + c.body.width, right, fill=fill)
-    c.put(text("menu.close", lang), lay.rows[-1])
+        if value and two:
+            c.put(value, y + lay.line, lay.left + cw, align="right", fill=0, cuttable=True)
+            visible.pop(0)
+        elif value:  # the setting at the right
+            right -= c.put(value, y, lay.right - c.body.text_width(value), fill=0) + cw
+        c.put(label, y, lay.left + cw, right, fill=0)
 
 
 _RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
@@ -721,17 +902,35 @@ _RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
 }
 
 
-def render_marks(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> tuple[Image.Image, tuple[Mark, ...]]:
-    """The screen for ``model`` in ``lang`` on ``panel``, and the boxes drawn into."""
+@dataclass(frozen=True)
+class Rendering:
+    """A screen as drawn: the ``image``, every box drawn into (``marks``), the lit bars the
+    text sits on (``bars``, boxes right and bottom exclusive) and the text that found no
+    room (``dropped``)."""
+
+    image: Image.Image
+    marks: tuple[Mark, ...]
+    bars: tuple[tuple[int, int, int, int], ...]
+    dropped: tuple[str, ...]
+
+
+def rendering(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> Rendering:
+    """The screen for ``model`` in ``lang`` on ``panel``, with what was drawn where."""
     try:
         draw = _RENDERERS[type(model)]
     except KeyError:
         raise TypeError(f"no screen for {type(model).__name__}") from None
     canvas = _Canvas(layout(panel))
     draw(model, lang, canvas)
-    return canvas.image, tuple(canvas.marks)
+    return Rendering(canvas.image, tuple(canvas.marks), tuple(canvas.bars), tuple(canvas.dropped))
+
+
+def render_marks(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> tuple[Image.Image, tuple[Mark, ...]]:
+    """The screen for ``model`` in ``lang`` on ``panel``, and the boxes drawn into."""
+    r = rendering(model, lang, panel)
+    return r.image, r.marks
 
 
 def render(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> Image.Image:
     """The screen for ``model`` in ``lang``: a new image of ``panel``'s size, mode ``"1"``."""
-    return render_marks(model, lang, panel)[0]
+    return rendering(model, lang, panel).image

@@ -4,8 +4,9 @@ Placeholders are :meth:`str.format` fields; every language of a key has the same
 (checked by the tests). Keep lines short: a 128x64 panel shows 20 characters of the body
 font inside its margin, and every hint (a line that says which button does what) must fit
 that (checked by the tests). Buttons are named as the seats' buttons are labelled: Done
-(Fertig, Fini), Challenge (Einspruch, Contester) and Menu (Menü); a long press is "halten"
-("Fertig halten"), "maintenir" and "hold".
+(Fertig, Fini), Challenge (Einspruch, Contester) and Menu (Menü), never abbreviated; a long
+press is "halten" ("Fertig halten"), "maintenir" or "tenir" and "hold", and a hint says what
+the press does ("Fertig halten: ja"), never only "OK".
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ TEXT: dict[str, dict[Lang, str]] = {
             ),
             (
                 ErrorKind.REMOVE_TILES,
-                {"de": "Steine zurücknehmen", "fr": "Reprendre les lettres", "en": "Take tiles back"},
+                {"de": "Steine zurücknehmen", "fr": "Lettres à retirer", "en": "Take tiles back"},
                 {
                     "de": "Diese Steine vom Brett nehmen:",
                     "fr": "Retirez ces lettres du plateau :",
@@ -232,7 +233,7 @@ TEXT: dict[str, dict[Lang, str]] = {
                 {
                     "de": "Original unverändert im Datenordner, markiert:",
                     "fr": "L'original est gardé intact dans le dossier, marqué :",
-                    "en": "The original is kept unchanged in the state folder, marked:",
+                    "en": "Original kept in the state folder, marked:",
                 },
             ),
             (
@@ -316,11 +317,11 @@ TEXT: dict[str, dict[Lang, str]] = {
         for part, entry in (("title", title), ("body", body))
     },
     # blank picker and confirmations
-    "blank.title": {"de": "Blanko {square}?", "fr": "Joker {square} ?", "en": "Blank {square}?"},
-    "blank.keys": {"de": "Fertig ▸  Einspr. ◂", "fr": "Fini ▸  Contester ◂", "en": "Done ▸  Challenge ◂"},
-    "blank.hold": {"de": "Halten: Fertig = OK", "fr": "Maintenu : Fini = OK", "en": "Hold: Done = OK"},
-    "blank.back": {"de": "  Einspruch = zurück", "fr": "  Contester = retour", "en": "  Challenge = back"},
-    "hold_done": {"de": "Fertig halten: OK", "fr": "Maintenir Fini : OK", "en": "Hold Done: confirm"},
+    "blank.title": {"de": "Joker {square}?", "fr": "Joker {square} ?", "en": "Blank {square}?"},
+    "blank.keys": {"de": "Fertig ▸ Einspruch ◂", "fr": "Fini ▸  Contester ◂", "en": "Done ▸  Challenge ◂"},
+    "blank.hold": {"de": "Halten: Fertig wählt", "fr": "Tenir : Fini choisit", "en": "Hold Done: take it"},
+    "blank.back": {"de": "  Einspruch: zurück", "fr": "  Contester : retour", "en": "Hold Challenge: back"},
+    "hold_done": {"de": "Fertig halten: ja", "fr": "Maintenir Fini : oui", "en": "Hold Done: confirm"},
     "challenge_cancels": {"de": "Einspruch: abbrechen", "fr": "Contester : annuler", "en": "Challenge: cancel"},
     "confirm.pass": {"de": "Passen?", "fr": "Passer ?", "en": "Pass?"},
     "confirm.exchange": {"de": "Tauschen?", "fr": "Échanger ?", "en": "Exchange?"},
@@ -366,12 +367,12 @@ TEXT: dict[str, dict[Lang, str]] = {
     "draw.back": {
         "de": "Steine zurück in den Beutel, dann ziehen",
         "fr": "Remettez les lettres au sac, puis piochez",
-        "en": "Put the tiles back in the bag, then draw",
+        "en": "All tiles back in the bag, then draw",
     },
     # adjusting a score
-    "adjust.next": {"de": "Menü ▸", "fr": "Menu ▸", "en": "Menu ▸"},
-    "adjust.keys": {"de": "Fertig +1 Einspr. -1", "fr": "Fini +1  Contest. -1", "en": "Done +1 Challenge -1"},
-    "adjust.hold": {"de": "Halten: je 10", "fr": "Maintenu : 10", "en": "Hold: 10 at once"},
+    "adjust.next": {"de": "Menü: weiter", "fr": "Menu : suivant", "en": "Menu: next"},
+    "adjust.keys": {"de": "Fertig+1 Einspruch-1", "fr": "Fini +1 Contester -1", "en": "Done +1 Challenge -1"},
+    "adjust.hold": {"de": "Halten: je 10", "fr": "Maintenir : par 10", "en": "Hold: 10 at once"},
     "adjust.done": {"de": "Menü halten: fertig", "fr": "Menu maintenu : fini", "en": "Hold Menu: done"},
     # unseen tiles
     "unseen.title": {"de": "Ungesehen: {n}", "fr": "Restantes : {n}", "en": "Unseen: {n}"},
@@ -382,7 +383,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     "tally.tie": {"de": "Remis: {names}", "fr": "Égalité : {names}", "en": "Tie: {names}"},
     # enrollment
     "enroll.title": {"de": "Steine anmelden", "fr": "Enregistrement", "en": "Tile enrollment"},
-    "enroll.blank": {"de": "Blanko", "fr": "Joker", "en": "Blank"},
+    "enroll.blank": {"de": "Joker", "fr": "Joker", "en": "Blank"},
     "enroll.place": {
         "de": "Alle diese Steine auflegen",
         "fr": "Posez toutes ces lettres",
@@ -408,6 +409,7 @@ TEXT: dict[str, dict[Lang, str]] = {
     # menu
     "menu.title": {"de": "Menü", "fr": "Menu", "en": "Menu"},
     "menu.select": {"de": "Fertig: wählen", "fr": "Fini : choisir", "en": "Done: select"},
+    "menu.next": {"de": "Menü: weiter", "fr": "Menu : suivant", "en": "Menu: next item"},
     "menu.close": {"de": "Einspruch: schließen", "fr": "Contester : fermer", "en": "Challenge: close"},
     **{
         f"menu.{item.value}": _langs(entry)
@@ -453,7 +455,7 @@ TEXT: dict[str, dict[Lang, str]] = {
 
 HINTS = (
     "window.hint", "blank.keys", "blank.hold", "blank.back", "hold_done", "challenge_cancels",
-    "confirm.other", "confirm.withdraw", "menu.select", "menu.close", "paused.resume",
+    "confirm.other", "confirm.withdraw", "menu.select", "menu.next", "menu.close", "paused.resume",
     "adjust.next", "adjust.keys", "adjust.hold", "adjust.done", "tally.legend", "reading.hint",
 )
 """The keys of the hints: each fits one line of the narrowest panel (20 characters)."""

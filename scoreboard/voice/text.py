@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from scoreboard.screens.models import Lang
+from scoreboard.screens.models import LANGUAGES, Lang
 
 from .models import (
     ExchangeSpeech,
@@ -41,7 +41,13 @@ from .models import (
 from .numbers import count
 from .spelling import speakable
 
-__all__ = ["RESPELL", "TEXT", "Announcement", "Part", "announcement", "respell", "spell", "spelled"]
+__all__ = ["RESPELL", "TEXT", "Announcement", "Part", "Sayings", "announcement", "respell", "spell", "spelled"]
+
+Sayings = Mapping[str, "str | Mapping[str, str]"]
+"""How players' names are said (``voice.names``): a name to a language (``"fr"``: the name is
+said by that language's voice, whatever the display's), to a respelling every voice reads
+instead of the name (espeak-ng's ``[[...]]`` phonemes allowed), or to a table of respellings
+by the display's language (a language missing from it says the name as written)."""
 
 @dataclass(frozen=True)
 class Part:
@@ -183,7 +189,18 @@ def _list(items: Sequence[_Said], lang: Lang) -> _Said:
     return _Said(text, say, lang)
 
 
-def _compose(key: str, lang: Lang, **fields: str | _Said) -> list[Part]:
+def _join_said(items: Sequence[_Said], lang: Lang) -> list[_Said]:
+    """``A, B und C`` keeping each item's voice (a name may be said by another language's)."""
+    out: list[_Said] = []
+    for i, item in enumerate(items):
+        if i:
+            sep = TEXT["and"][lang] if i == len(items) - 1 else ", "
+            out.append(_Said(sep, sep, lang))
+        out.append(item)
+    return out
+
+
+def _compose(key: str, lang: Lang, **fields: str | _Said | list[_Said]) -> list[Part]:
     """The template ``key`` of ``lang`` with ``fields`` filled in, as parts."""
     parts: list[Part] = []
 
@@ -199,7 +216,10 @@ def _compose(key: str, lang: Lang, **fields: str | _Said) -> list[Part]:
         if name is None:
             continue
         value = fields[name]
-        if isinstance(value, _Said):
+        if isinstance(value, list):
+            for said in value:
+                add(said.text, said.say, said.lang)
+        elif isinstance(value, _Said):
             add(value.text, value.say, value.lang)
         else:
             add(value, respell(value, lang), lang)
@@ -215,42 +235,61 @@ def _join(*groups: list[Part]) -> tuple[Part, ...]:
         out.append(part)
     return tuple(out)
 
-def announcement(speech: Speech, lang: Lang) -> Announcement:
-    """The words of ``speech`` in ``lang``, the display's language."""
-    return Announcement(kind_of(speech), _parts(speech, lang))
+def announcement(speech: Speech, lang: Lang, names: Sayings | None = None) -> Announcement:
+    """The words of ``speech`` in ``lang``, the display's language; players' names said as
+    ``names`` tells (:data:`Sayings`), the others as written."""
+    table = dict(names or {})
+    folded = {k.casefold(): v for k, v in table.items()}
 
-def _parts(speech: Speech, lang: Lang) -> tuple[Part, ...]:
+    def say(name: str) -> str | _Said:
+        saying = table.get(name, folded.get(name.casefold()))
+        if saying is None:
+            return name
+        if isinstance(saying, str):
+            if saying in LANGUAGES:  # said by that language's voice
+                return _Said(name, name, saying)
+            return _Said(name, saying, lang)
+        said = saying.get(lang)
+        return _Said(name, said, lang) if said else name
+
+    return Announcement(kind_of(speech), _parts(speech, lang, say))
+
+
+_Name = Callable[[str], "str | _Said"]
+
+
+def _parts(speech: Speech, lang: Lang, say: _Name) -> tuple[Part, ...]:
     match speech:
         case PlaySpeech():
-            return _play(speech, lang)
+            return _play(speech, lang, say)
         case PassSpeech(player=player):
-            return _join(_compose("pass", lang, name=player))
+            return _join(_compose("pass", lang, name=say(player)))
         case ExchangeSpeech(player=player, count=n):
-            return _join(_compose("exchange", lang, name=player, tiles=count(n, "tile", lang, accusative=True)))
+            return _join(_compose("exchange", lang, name=say(player), tiles=count(n, "tile", lang, accusative=True)))
         case RulingSpeech():
-            return _ruling(speech, lang)
+            return _ruling(speech, lang, say)
         case TurnSpeech(player=player):
-            return _join(_compose("turn", lang, name=player))
+            return _join(_compose("turn", lang, name=say(player)))
         case TimeSpeech():
-            return _time(speech, lang)
+            return _time(speech, lang, say)
         case TallySpeech():
-            return _tally(speech, lang)
+            return _tally(speech, lang, say)
         case _:
             assert_never(speech)
 
-def _play(s: PlaySpeech, lang: Lang) -> tuple[Part, ...]:
+def _play(s: PlaySpeech, lang: Lang, say: _Name) -> tuple[Part, ...]:
     blanks = [ch.upper() for ch in s.word if ch.islower()]
     key = "play" if not blanks else "play.blanks" if len(blanks) == 1 else "play.two_blanks"
     fields: dict[str, str | _Said] = {
-        "name": s.player, "word": _word(s.word, s.lang, lang), "points": count(s.points, "point", lang),
+        "name": say(s.player), "word": _word(s.word, s.lang, lang), "points": count(s.points, "point", lang),
     }
     if blanks:
         fields["letters"] = _list([_letters(b, lang) for b in blanks], lang)
     said = _compose(key, lang, **fields)
     return _join(said, _compose("play.bingo", lang)) if s.bingo else _join(said)
 
-def _ruling(s: RulingSpeech, lang: Lang) -> tuple[Part, ...]:
-    groups = [_compose("ruling.overridden", lang) if s.overridden else _compose("ruling.by", lang, name=s.challenger)]
+def _ruling(s: RulingSpeech, lang: Lang, say: _Name) -> tuple[Part, ...]:
+    groups = [_compose("ruling.overridden", lang) if s.overridden else _compose("ruling.by", lang, name=say(s.challenger))]
     if s.valid:
         main = s.words[0] if s.words else ""
         groups.append(_compose("ruling.valid", lang, word=_word(main, s.lang, lang)))
@@ -258,33 +297,36 @@ def _ruling(s: RulingSpeech, lang: Lang) -> tuple[Part, ...]:
         spelt = [spell(w, lang) for w in s.words]  # a full stop between words: the letters run on
         words = _Said(". ".join(w.text for w in spelt), ". ".join(w.say for w in spelt), lang)
         groups.append(_compose("ruling.invalid", lang, words=words))
-        groups.append(_compose("ruling.withdraw", lang, name=s.player))
+        groups.append(_compose("ruling.withdraw", lang, name=say(s.player)))
     points = count(abs(s.points), "point", lang, accusative=True)
     if s.points < 0:
-        groups.append(_compose("ruling.penalty", lang, name=s.challenger, points=points))
+        groups.append(_compose("ruling.penalty", lang, name=say(s.challenger), points=points))
     elif s.points > 0:
-        groups.append(_compose("ruling.bonus", lang, name=s.player, points=points))
+        groups.append(_compose("ruling.bonus", lang, name=say(s.player), points=points))
     if s.lost_turn:
-        groups.append(_compose("ruling.lost_turn", lang, name=s.challenger))
+        groups.append(_compose("ruling.lost_turn", lang, name=say(s.challenger)))
     if s.lost_game:
-        groups.append(_compose("ruling.lost_game", lang, name=s.lost_game))
+        groups.append(_compose("ruling.lost_game", lang, name=say(s.lost_game)))
     elif s.valid and not s.points and not s.lost_turn:
         groups.append(_compose("ruling.no_penalty", lang))
     return _join(*groups)
 
-def _time(s: TimeSpeech, lang: Lang) -> tuple[Part, ...]:
+def _time(s: TimeSpeech, lang: Lang, say: _Name) -> tuple[Part, ...]:
     if s.left_s <= 0:
-        return _join(_compose("time.move_up" if s.move else "time.up", lang, name=s.player))
+        return _join(_compose("time.move_up" if s.move else "time.up", lang, name=say(s.player)))
     minutes, seconds = divmod(s.left_s, 60)
     time = count(minutes, "minute", lang) if minutes and not seconds else count(s.left_s, "second", lang)
     que = "qu'" if time.startswith("un") else "que "  # French elides before "un", "une"
-    return _join(_compose("time.move_left" if s.move else "time.left", lang, name=s.player, time=time, que=que))
+    return _join(_compose("time.move_left" if s.move else "time.left", lang, name=say(s.player), time=time, que=que))
 
-def _tally(s: TallySpeech, lang: Lang) -> tuple[Part, ...]:
+def _tally(s: TallySpeech, lang: Lang, say: _Name) -> tuple[Part, ...]:
     groups = [_compose("tally", lang)]
-    groups += [_compose("tally.row", lang, name=name, points=count(points, "point", lang)) for name, points in s.rows]
+    groups += [
+        _compose("tally.row", lang, name=say(name), points=count(points, "point", lang)) for name, points in s.rows
+    ]
     if len(s.winners) == 1:
-        groups.append(_compose("tally.winner", lang, name=s.winners[0]))
+        groups.append(_compose("tally.winner", lang, name=say(s.winners[0])))
     elif s.winners:
-        groups.append(_compose("tally.tie", lang, names=_list([_Said(n, n, lang) for n in s.winners], lang)))
+        names = [said if isinstance(said := say(n), _Said) else _Said(n, respell(n, lang), lang) for n in s.winners]
+        groups.append(_compose("tally.tie", lang, names=_join_said(names, lang)))
     return _join(*groups)
