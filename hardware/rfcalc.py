@@ -19,7 +19,6 @@ quotes; the tests (tests/test_hardware_rfcalc.py) check the formulas against clo
 
 from __future__ import annotations
 
-import cmath
 import math
 import random
 from collections.abc import Sequence
@@ -284,11 +283,15 @@ def reader_match(target: float, l0: float = 560e-9, z0: float = 50.0) -> ReaderM
     return ReaderMatch(l0, c0, 1 / (w * x1), target)
 
 
+E24 = (1.0, 1.1, 1.2, 1.3, 1.5, 1.6, 1.8, 2.0, 2.2, 2.4, 2.7, 3.0, 3.3, 3.6, 3.9, 4.3, 4.7, 5.1, 5.6, 6.2,
+       6.8, 7.5, 8.2, 9.1)
+
+
 def e_series(value: float, series: Sequence[float] = (1.0, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8, 8.2)) -> float:
     """The nearest standard value (E12 by default)."""
-    decade = 10 ** math.floor(math.log10(value))
+    decade = 10.0 ** math.floor(math.log10(value))
     candidates = [m * decade for m in series] + [10 * decade]
-    return min(candidates, key=lambda c: abs(math.log(c / value)))
+    return float(min(candidates, key=lambda c: abs(math.log(c / value))))
 
 
 # --- coupling and cross-reads -------------------------------------------------------------
@@ -482,13 +485,13 @@ def report() -> list[str]:
     c = CELL_COIL
     m = match(c.inductance(), c.resistance(), q=20)
     out = [
-        f"coil {c.outer * 1e3:.0f} mm, {c.turns} turns, trace {c.width * 1e3:.1f}/{c.gap * 1e3:.1f} mm, "
-        f"inner {c.inner * 1e3:.1f} mm, length {c.length() * 1e3:.0f} mm",
-        f"L = {c.inductance() * 1e9:.0f} nH, R(13.56 MHz) = {c.resistance():.2f} ohm "
-        f"(skin depth {skin_depth() * 1e6:.1f} um), Q = {c.q():.0f}",
-        f"matched to 50 ohm at Q 20: Rq = {m.damping_r:.2f} ohm, Cp = {m.cp * 1e12:.0f} pF "
-        f"(E12 {e_series(m.cp) * 1e12:.0f}), Cs = {m.cs * 1e12:.0f} pF (E12 {e_series(m.cs) * 1e12:.0f}); "
-        f"port {m.port_impedance():.1f}",
+        (f"coil {c.outer * 1e3:.0f} mm, {c.turns} turns, trace {c.width * 1e3:.1f}/{c.gap * 1e3:.1f} mm, "
+         f"inner {c.inner * 1e3:.1f} mm, length {c.length() * 1e3:.0f} mm"),
+        (f"L = {c.inductance() * 1e9:.0f} nH, R(13.56 MHz) = {c.resistance():.2f} ohm "
+         f"(skin depth {skin_depth() * 1e6:.1f} um), Q = {c.q():.0f}"),
+        (f"matched to 50 ohm at Q 20: Rq = {m.damping_r:.2f} ohm, Cp = {m.cp * 1e12:.0f} pF "
+         f"(E24 {e_series(m.cp, E24) * 1e12:.0f}), Cs = {m.cs * 1e12:.0f} pF (E24 {e_series(m.cs, E24) * 1e12:.0f}); "
+         f"port {m.port_impedance():.1f}"),
         f"switch off (port open): coil with Cp resonates at {m.open_port_detune() * FC / 1e6:.2f} MHz",
     ]
     for h in HEIGHTS:
