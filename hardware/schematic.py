@@ -4,7 +4,7 @@ Every part is defined here with its pins and their electrical types, so no KiCad
 needed: ``python hardware/schematic.py OUTDIR`` runs the electrical rule check on each board
 and writes a KiCad netlist per board and the bill of materials (tests/test_hardware_schematic.py
 runs the same and fails on any ERC error or warning). Pin numbers follow the parts' data
-sheets (MFRC522 rev. 3.9 HVQFN32, MCP23S17 SSOP-28, SN74LVC06A SOIC-14, SN74LVC1G125
+sheets (MFRC522 rev. 3.9 HVQFN32, MCP23S17 SSOP-28, TBD62083AFWG SOIC-18W, SN74LVC1G125
 SOT-23-5, 2N7002BKS SOT-363, BAR64-02V SOD-523, AMS1117 SOT-223, CD74HC154 SOIC-24,
 Raspberry Pi Pico): check them against the sheets once more before a layout.
 
@@ -75,10 +75,13 @@ MCP23S17 = _template(
     " ".join(f"{k + 1}:GPB{k}:b" for k in range(8)) + " 9:VDD:w 10:VSS:w 11:CS:i 12:SCK:i 13:SI:i 14:SO:t "
     "15:A0:i 16:A1:i 17:A2:i 18:RESET:i 19:INTB:o 20:INTA:o " + " ".join(f"{21 + k}:GPA{k}:b" for k in range(8)),
     "Package_SO:SSOP-28_5.3x10.2mm_P0.65mm")
-LVC06 = _template(  # hex inverter, open-drain outputs that stand 5 V
-    "SN74LVC06A", "U",
-    "1:1A:i 2:1Y:c 3:2A:i 4:2Y:c 5:3A:i 6:3Y:c 7:GND:w 8:4Y:c 9:4A:i 10:5Y:c 11:5A:i 12:6Y:c 13:6A:i 14:VCC:w",
-    "Package_SO:SOIC-14_3.9x8.7mm_P1.27mm")
+SINK8 = _template(  # 8 DMOS sink drivers, 50 V outputs, 3.3 V inputs (input high: output sinks)
+    "TBD62083AFWG", "U",
+    " ".join(f"{k}:IN{k}:i" for k in range(1, 9)) + " 9:GND:w 10:COM:p "
+    + " ".join(f"{19 - k}:OUT{k}:c" for k in range(1, 9)),
+    "Package_SO:SOIC-18W_7.5x11.6mm_P1.27mm")
+BOOST = _template(  # a 5 V -> 12 V boost module (MT3608), trimmed to 12 V; 12 V for the idle diodes' bias
+    "MT3608_module", "U", "1:VIN:w 2:GND:w 3:VOUT:W 4:GNDO:w", "hardware:mt3608_module")
 LVC1G125 = _template("SN74LVC1G125", "U", "1:OE:i 2:A:i 3:GND:w 4:Y:t 5:VCC:w", "Package_TO_SOT_SMD:SOT-23-5")
 AMS1117 = _template("AMS1117-3.3", "U", "1:GND:w 2:VOUT:W 3:VIN:w 4:TAB:p", "Package_TO_SOT_SMD:SOT-223-3_TabPin2")
 NMOS2 = _template(  # two N-MOSFETs, back to back across a coil: its short when idle
@@ -91,6 +94,7 @@ C = _template("C", "C", "1:1:p 2:2:p", "Capacitor_SMD:C_0603_1608Metric")
 L = _template("L", "L", "1:1:p 2:2:p", "Inductor_SMD:L_0805_2012Metric")
 COIL = _template("CELL_COIL", "AE", "1:1:p 2:2:p", "hardware:cell_coil_15mm_4t")
 FUSE = _template("PTC", "F", "1:1:p 2:2:p", "Fuse:Fuse_1812_4532Metric")
+STRIP_FUSE = _template("PTC_0.2A", "F", "1:1:p 2:2:p", "Fuse:Fuse_0805_2012Metric")
 JUMPER = _template("SolderJumper", "JP", "1:1:p 2:2:p", "Jumper:SolderJumper-2_P1.3mm_Open_Pad1.0x1.5mm")
 HDR14 = _template("IDC_2x7", "J", " ".join(f"{k}:{k}:p" for k in range(1, 15)),
                   "Connector_IDC:IDC-Header_2x07_P2.54mm_Vertical")
@@ -112,7 +116,8 @@ PICO = _template(
 KINDS: dict[str, Kind] = {
     "MFRC522": Kind("MFRC52202HN1,151", "NFC reader IC", 3.60, 3.10),
     "MCP23S17": Kind("MCP23S17-E/SS", "16-bit SPI I/O expander", 1.70, 1.45),
-    "SN74LVC06A": Kind("SN74LVC06ADR", "hex inverter, open drain (antenna switch drivers)", 0.25, 0.12),
+    "TBD62083AFWG": Kind("TBD62083AFWG", "8 DMOS sink drivers, 50 V (antenna switch drivers)", 0.90, 0.60),
+    "MT3608_module": Kind("MT3608 boost module", "5 V to 12 V, the idle PIN diodes' reverse bias", 1.20, 0.80),
     "SN74LVC1G125": Kind("SN74LVC1G125DBVR", "MISO buffer", 0.20, 0.08),
     "AMS1117-3.3": Kind("AMS1117-3.3", "3.3 V regulator, 1 A", 0.20, 0.08),
     "2N7002BKS": Kind("2N7002BKS,115", "dual N-MOSFET (idle coil short)", 0.15, 0.06),
@@ -120,7 +125,8 @@ KINDS: dict[str, Kind] = {
     "SS14": Kind("SS14", "Schottky 1 A (VSYS OR)", 0.10, 0.04),
     "27.12MHz": Kind("ABM8-27.120MHZ-10-1-U-T", "crystal 27.12 MHz, 10 pF", 0.60, 0.40),
     "CELL_COIL": Kind("(printed)", "15 x 15 mm printed coil, 4 turns", 0.0, 0.0),
-    "PTC": Kind("MF-MSMF300-2", "polyfuse 3 A hold, 1812", 0.45, 0.30),
+    "PTC": Kind("MF-MSMF300-2", "polyfuse 3 A hold, 5 A trip, 1812", 0.45, 0.30),
+    "PTC_0.2A": Kind("MF-PSMF020X-2", "polyfuse 0.2 A hold, 0.4 A trip, 0805 (per reader)", 0.25, 0.12),
     "SolderJumper": Kind("(copper)", "address strap", 0.0, 0.0),
     "IDC_2x7": Kind("IDC 2x7 shrouded header", "strip connector", 0.25, 0.12),
     "Screw_2": Kind("5.08 mm 2-way terminal", "5 V input", 0.40, 0.25),
@@ -159,16 +165,16 @@ def _board(name: str) -> Iterator[Circuit]:
 # --- the reader (one per row strip and per rack) ---------------------------------------------
 
 
-def antenna_channel(k: int, bus: Net, drive: Net, v5: Net, gnd: Net) -> None:
+def antenna_channel(k: int, bus: Net, drive: Net, v12: Net, gnd: Net) -> None:
     """Antenna ``k``: its 50 ohm match, the PIN diode that connects it to the strip's bus, and
     the MOSFET pair that shorts the idle coil. ``drive``: the open-drain line that selects it
-    (low) or idles it (pulled up to 5 V)."""
+    (low) or idles it (pulled up to 12 V)."""
     port, node, coil_end, mid = Net(f"PORT{k}"), Net(f"ANT{k}"), Net(f"COIL{k}"), Net(f"QS{k}")
     d = PIN_DIODE()
     d["A"] += bus
     d["K"] += port
-    _two(R, "1k", port, drive)  # bias path: 3 mA when selected; 1 k against the 50 ohm port costs 0.4 dB
-    _two(R, "10k", drive, v5)  # idle: 5 V on the cathode, the diode reverse biased
+    _two(R, "1.3k", port, drive)  # bias path: 3.2 mA when selected; 1.3 k against the 50 ohm port: 0.3 dB
+    _two(R, "10k", drive, v12)  # idle: 12 V on the cathode, the diode reverse biased by 7 V
     _two(C, "68pF", port, node, "C0G1%")  # Cs
     _two(C, "300pF", node, gnd, "C0G1%")  # Cp
     _two(COIL, "379nH", node, coil_end)
@@ -177,19 +183,21 @@ def antenna_channel(k: int, bus: Net, drive: Net, v5: Net, gnd: Net) -> None:
     q["D1"] += node
     q["S1", "S2"] += mid
     q["D2"] += gnd
-    q["G1", "G2"] += drive  # idle: gates at 5 V, the coil shorted; selected: 0 V, open
+    q["G1", "G2"] += drive  # idle: gates at 12 V, the coil shorted; selected: 0 V, open
     _two(R, "100k", mid, gnd)
 
 
 def reader(antennas: int, name: str) -> Circuit:
     """A reader board: MFRC522, MCP23S17, open-drain switch drivers, ``antennas`` channels."""
     with _board(name) as ckt:
-        v5, v33, gnd = _rail("+5V"), _rail("+3V3"), _rail("GND")
+        v5, v33, gnd, v5in, v12 = _rail("+5V"), _rail("+3V3"), _rail("GND"), _rail("+5V_IN"), _rail("+12V")
         sck, mosi, miso, nss, ecs, irq = (Net(n) for n in ("SCK", "MOSI", "MISO", "NSS", "EXP_CS", "IRQ"))
         j = HDR14()
-        for num, net in ((1, v5), (2, v5), (3, gnd), (4, sck), (5, gnd), (6, mosi), (7, gnd), (8, miso),
-                         (9, gnd), (10, nss), (11, gnd), (12, ecs), (13, gnd), (14, irq)):
+        _two(STRIP_FUSE, "0.2A", v5in, v5, "PTC_0.2A")  # a shorted reader cannot take the others down
+        for num, net in ((1, v5in), (2, v5in), (3, gnd), (4, sck), (5, gnd), (6, mosi), (7, gnd), (8, miso),
+                         (9, gnd), (10, nss), (11, gnd), (12, ecs), (13, v12), (14, irq)):
             j[num] += net
+        _two(C, "100nF", v12, gnd)
         _two(C, "100uF", v5, gnd, "Cbulk")
         reg = AMS1117()
         reg["VIN"] += v5
@@ -242,11 +250,9 @@ def reader(antennas: int, name: str) -> Circuit:
         rc["RX"] += rx
         rc["VMID"] += vmid
         _two(C, "100nF", vmid, gnd)
-        # PIN diode bias: 5 V through 330 ohm and a choke into the bus, 3 mA through the selected
-        # diode and its 1 k to the open-drain driver
-        feed = Net("BIASFEED")
-        _two(R, "330R", v5, feed)
-        _two(L, "10uH", feed, bus, "Lrf")
+        # PIN diode bias: the bus held at 5 V DC through a choke; the selected diode's 3.2 mA
+        # flows on through its 1.3 k into the sink driver
+        _two(L, "10uH", v5, bus, "Lrf")
         _two(C, "100nF", v5, gnd)
 
         ex = MCP23S17()
@@ -270,12 +276,11 @@ def reader(antennas: int, name: str) -> Circuit:
         rc["NRSTPD"] += rst
         _two(R, "10k", rst, v33)  # the reader runs while the expander's pins are still inputs
         gp = [f"GPA{k}" for k in range(8)] + [f"GPB{k}" for k in range(7)]
-        drivers = [LVC06() for _ in range((antennas + 5) // 6)]
-        inputs = [(u, f"{g}A", f"{g}Y") for u in drivers for g in range(1, 7)]
+        drivers = [SINK8() for _ in range((antennas + 7) // 8)]
+        inputs = [(u, f"IN{g}", f"OUT{g}") for u in drivers for g in range(1, 9)]
         for u in drivers:
-            u["VCC"] += v33
+            u["COM"] += v12  # the clamp diodes' common: outputs never rise above 12 V
             u["GND"] += gnd
-            _two(C, "100nF", v33, gnd)
         for k in range(antennas):
             u, a, yk = inputs[k]
             sel = Net(f"SEL{k}")
@@ -284,7 +289,7 @@ def reader(antennas: int, name: str) -> Circuit:
             _two(R, "100k", sel, gnd)  # all antennas idle until the firmware drives the pins
             drive = Net(f"DRV{k}")
             u[yk] += drive
-            antenna_channel(k, bus, drive, v5, gnd)
+            antenna_channel(k, bus, drive, v12, gnd)
         for k in range(antennas, 15):
             ex[gp[k]] += ckt.NC
         for u, a, yk in inputs[antennas:]:
@@ -308,6 +313,12 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
         term[2] += gnd
         _two(FUSE, "3A", vin, v5, "PTC")
         _two(C, "470uF", v5, gnd, "Cbulk")
+        v12 = _rail("+12V")
+        boost = BOOST()
+        boost["VIN"] += v5
+        boost["GND", "GNDO"] += gnd
+        boost["VOUT"] += v12
+        _two(C, "10uF", v12, gnd)
         pico = PICO()
         d = SCHOTTKY()  # the board's 5 V ORed with USB's VBUS (the Pico's own diode)
         d["A"] += v5
@@ -351,8 +362,9 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
             j = HDR14()
             for num in (1, 2):
                 j[num] += v5
-            for num in (3, 5, 7, 9, 11, 13):
+            for num in (3, 5, 7, 9, 11):
                 j[num] += gnd
+            j[13] += v12
             j[4] += sck
             j[6] += mosi
             j[8] += miso
@@ -455,8 +467,24 @@ def build(outdir: Path | None = None) -> dict[str, Check]:
     return results
 
 
+def bom_markdown(lines: list[tuple[str, str, int, float, float]]) -> list[str]:
+    """The BOM as a Markdown table with totals for one board set and for each of ten."""
+    out = ["| count | part | what | each (1 set) | each (10 sets) | total, 1 set |", "|---|---|---|---|---|---|"]
+    t1 = t10 = 0.0
+    for part, what, n, p1, p10 in sorted(lines, key=lambda x: -x[2] * x[3]):
+        out.append(f"| {n} | {part} | {what} | {p1:.3f} EUR | {p10:.3f} EUR | {n * p1:.2f} EUR |")
+        t1 += n * p1
+        t10 += n * p10
+    out.append(f"| | **electronics on the boards** | | | | **{t1:.0f} EUR** (10 sets: {t10:.0f} EUR each) |")
+    return out
+
+
 def main(argv: list[str]) -> int:
     """``python hardware/schematic.py [OUTDIR]``: exit 1 on any ERC error or warning."""
+    if argv[:1] == ["--bom"]:
+        lines = bom_lines({name: make() for name, make in BOARDS.items()})
+        print("\n".join(bom_markdown(lines)))
+        return 0
     outdir = Path(argv[0]) if argv else None
     bad = 0
     for name, check in build(outdir).items():

@@ -67,19 +67,20 @@ def test_the_row_strip_netlist(built: tuple[dict[str, Any], Path]) -> None:
     names = list(refs.values())
     assert names.count("MFRC522") == 1 and names.count("MCP23S17") == 1
     assert names.count("BAR64-02V") == 15 and names.count("CELL_COIL") == 15 and names.count("2N7002BKS") == 15
-    # the RF bus: 15 diode anodes, the match's C1, the RX tap, the bias choke
+    # the RF bus: 15 diode anodes, the match's C1, the RX tap, the bias choke from 5 V
     bus = nets["RFBUS"]
     assert sum(1 for ref, pin in bus if refs[ref] == "BAR64-02V" and pin == "2") == 15
     assert len(bus) == 18
-    # each antenna's drive line: an open-drain output, its pull-up, the bias resistor, two gates
+    # each antenna's drive line: a sink driver's output, its 12 V pull-up, the bias resistor, two gates
     for k in range(15):
         drive = nets[f"DRV{k}"]
         kinds = sorted(refs[ref] for ref, _ in drive)
-        assert kinds == ["2N7002BKS", "2N7002BKS", "R", "R", "SN74LVC06A"], k
-    # the connector: 5 V on 1-2, ground on the odd pins from 3, signals between
+        assert kinds == ["2N7002BKS", "2N7002BKS", "R", "R", "TBD62083AFWG"], k
+    # the connector: 5 V on 1-2, ground on the odd pins from 3 to 11, 12 V on 13, signals between
     conn = next(ref for ref, name in refs.items() if name == "IDC_2x7")
-    assert {(conn, "1"), (conn, "2")} <= nets["+5V"]
-    assert {(conn, p) for p in ("3", "5", "7", "9", "11", "13")} <= nets["GND"]
+    assert {(conn, "1"), (conn, "2")} <= nets["+5V_IN"]
+    assert {(conn, p) for p in ("3", "5", "7", "9", "11")} <= nets["GND"]
+    assert (conn, "13") in nets["+12V"]
     assert (conn, "14") in nets["IRQ"] and (conn, "10") in nets["NSS"] and (conn, "12") in nets["EXP_CS"]
 
 
