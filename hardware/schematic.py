@@ -9,7 +9,9 @@ SOT-23-5, 2N7002BKS SOT-363, BAR64-02V SOD-523, AMS1117 SOT-223, CD74HC154 SOIC-
 Raspberry Pi Pico): check them against the sheets once more before a layout.
 
 The design and the values are explained in hardware/DESIGN.md; the values come from
-hardware/rfcalc.py.
+hardware/rfcalc.py. The cell coil's footprint (``hardware:cell_coil_15mm_4t``) is in
+hardware/footprints.pretty (hardware/coil_footprint.py); the other footprints are KiCad's own
+libraries', and the MT3608 module's is its four solder pads.
 """
 
 from __future__ import annotations
