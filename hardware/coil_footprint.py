@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ def spiral(coil: Any) -> list[Point]:
 
 def length(points: list[Point]) -> float:
     """Path length (mm)."""
-    return sum(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 for (x0, y0), (x1, y1) in zip(points, points[1:]))
+    return float(sum(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 for (x0, y0), (x1, y1) in pairwise(points)))
 
 
 def footprint(coil: Any = None) -> str:
@@ -59,15 +60,15 @@ def footprint(coil: Any = None) -> str:
     outer = coil.outer * 1e3
     pts = spiral(coil)
     lines = [f'(footprint "{NAME}" (version 20211014) (generator scoreboard_hardware) (layer "F.Cu")',
-             f'  (descr "cell coil: {coil.turns} turns, {width:.2f} mm trace, '
-             f'{coil.gap * 1e3:.2f} mm gap, {outer:.1f} mm square; '
-             f'L {coil.inductance() * 1e9:.0f} nH (hardware/rfcalc.py)")',
+             (f'  (descr "cell coil: {coil.turns} turns, {width:.2f} mm trace, '
+              f'{coil.gap * 1e3:.2f} mm gap, {outer:.1f} mm square; '
+              f'L {coil.inductance() * 1e9:.0f} nH (hardware/rfcalc.py)")'),
              '  (attr smd)',
              f'  (fp_text reference "REF**" (at 0 {-outer / 2 - 1.5:.3f}) (layer "F.SilkS")',
              '    (effects (font (size 1 1) (thickness 0.15))))',
              f'  (fp_text value "{NAME}" (at 0 {outer / 2 + 1.5:.3f}) (layer "F.Fab")',
              '    (effects (font (size 1 1) (thickness 0.15))))']
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+    for (x0, y0), (x1, y1) in pairwise(pts):
         lines.append(f'  (fp_line (start {x0:.3f} {y0:.3f}) (end {x1:.3f} {y1:.3f}) (layer "F.Cu") (width {width:.3f}))')
     (sx, sy), (ex, ey) = pts[0], pts[-1]
     pad = width + 0.2

@@ -40,7 +40,7 @@ def test_the_spiral_is_the_computed_coil() -> None:
 
 def test_no_two_runs_closer_than_one_pitch() -> None:
     pts = cf.spiral(COIL)
-    segs = list(zip(pts, pts[1:]))
+    segs = list(itertools.pairwise(pts))
     pitch = (COIL.width + COIL.gap) * 1e3
     for (i, a), (j, b) in itertools.combinations(enumerate(segs), 2):
         if j > i + 1:  # not joined at a corner
