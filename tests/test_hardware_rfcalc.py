@@ -154,3 +154,29 @@ def test_iso15693_inventory_times() -> None:
     assert many > 10 * rf.inventory_response()  # every tag answers alone at least once
     sweep = rf.rowcol_sweep([(7, c) for c in range(15)], rack_slots=14)
     assert sweep > 0.4  # 15 tiles in a row: the row's inventory alone is over 100 ms
+
+
+def test_design_md_quotes_what_rfcalc_computes() -> None:
+    """hardware/DESIGN.md's figures are rfcalc's: change one and the other must follow."""
+    design = (_PATH.parent / "DESIGN.md").read_text()
+    c = rf.CELL_COIL
+    m = rf.match(c.inductance(), c.resistance(), q=20)
+    rm = rf.reader_match(20.0)
+    air, _ = rf.select_7byte_air()
+    check, _ = rf.presence_check_air()
+    quotes = [
+        f"| L | {c.inductance() * 1e9:.0f} nH |",
+        f"| R at 13.56 MHz | {c.resistance():.2f} Ω |",
+        f"| Q, bare | {c.q():.0f} |",
+        f"| Rq for Q = 20 | {m.damping_r:.2f} Ω",
+        f"**{rf.e_series(m.cp, rf.E24) * 1e12:.0f} pF** (E24)",
+        f"**{rf.e_series(m.cs, rf.E24) * 1e12:.0f} pF** (E24)",
+        f"resonates at {m.open_port_detune() * rf.FC / 1e6:.2f} MHz",
+        f"C0 = {rm.c0 * 1e12:.0f} pF → {rf.e_series(rm.c0) * 1e12:.0f} pF, C1 = {rm.c1 * 1e12:.0f} pF → "
+        f"{rf.e_series(rm.c1) * 1e12:.0f} pF",
+        f"corner at {rm.emc_corner / 1e6:.1f} MHz",
+        f"**{air * 1e3:.2f} ms** on air in 5 exchanges",
+        f"**{check * 1e3:.2f} ms**",
+    ]
+    for quote in quotes:
+        assert quote in design, quote

@@ -112,3 +112,10 @@ def test_erc_catches_a_forgotten_connection() -> None:
     check = sch.erc(ckt, "controller")
     assert check.warnings >= 1
     assert any("GP12" in m for m in check.messages)
+
+
+def test_design_md_bom_is_the_schematics() -> None:
+    design = (_PATH.parent / "DESIGN.md").read_text()
+    lines = sch.bom_lines({name: make() for name, make in sch.BOARDS.items()})
+    table = "\n".join(sch.bom_markdown(lines))
+    assert table in design, "paste the output of: python hardware/schematic.py --bom"
