@@ -172,8 +172,8 @@ def test_design_md_quotes_what_rfcalc_computes() -> None:
         f"**{rf.e_series(m.cp, rf.E24) * 1e12:.0f} pF** (E24)",
         f"**{rf.e_series(m.cs, rf.E24) * 1e12:.0f} pF** (E24)",
         f"resonates at {m.open_port_detune() * rf.FC / 1e6:.2f} MHz",
-        f"C0 = {rm.c0 * 1e12:.0f} pF → {rf.e_series(rm.c0) * 1e12:.0f} pF, C1 = {rm.c1 * 1e12:.0f} pF → "
-        f"{rf.e_series(rm.c1) * 1e12:.0f} pF",
+        (f"C0 = {rm.c0 * 1e12:.0f} pF → {rf.e_series(rm.c0) * 1e12:.0f} pF, C1 = {rm.c1 * 1e12:.0f} pF → "
+         f"{rf.e_series(rm.c1) * 1e12:.0f} pF"),
         f"corner at {rm.emc_corner / 1e6:.1f} MHz",
         f"**{air * 1e3:.2f} ms** on air in 5 exchanges",
         f"**{check * 1e3:.2f} ms**",
