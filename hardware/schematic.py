@@ -175,7 +175,7 @@ def antenna_channel(k: int, bus: Net, drive: Net, v12: Net, gnd: Net) -> None:
     d = PIN_DIODE()
     d["A"] += bus
     d["K"] += port
-    _two(R, "1.3k", port, drive)  # bias path: 3.2 mA when selected; 1.3 k against the 50 ohm port: 0.3 dB
+    _two(R, "1.3k", port, drive)  # bias path: 3.2 mA when selected; 1.3 k against the 50 ohm port: 0.17 dB
     _two(R, "10k", drive, v12)  # idle: 12 V on the cathode, the diode reverse biased by 7 V
     _two(C, "68pF", port, node, "C0G1%")  # Cs
     _two(C, "300pF", node, gnd, "C0G1%")  # Cp
