@@ -1,15 +1,21 @@
-"""The HAL on the reference build: RP2040, MFRC522 readers, MCP23S17 antenna switches.
+"""The HAL on the reference build: RP2040, MFRC522 readers, MCP23S17 antenna switches
+(hardware/DESIGN.md: each reader drives a 50 ohm bus single-ended from TX1; each antenna is
+matched to 50 ohm and joined to the bus by a PIN diode that its expander output selects).
 
 Runs under MicroPython 1.20 or later (``select.poll`` on ``sys.stdout`` and a bounded USB
 write need it). The tests run this file unchanged on register-level fakes of the chips and of
 MicroPython's modules (``tests/chipfakes``, ``tests/test_firmware_rp2.py``). Wiring
 (hardware/README.md):
 
-- SPI0 at 4 MHz (SCK GP2, MOSI GP3, MISO GP4) to every reader strip. Chip selects go
+- The RP2040 at 200 MHz with its core at 1.15 V (certified since pico-sdk 2.1.1, February
+  2025), SPI0 at 8 MHz (SCK GP2, MOSI GP3, MISO GP4; the MFRC522 and MCP23S17 take 10 MHz)
+  to every reader strip. Chip selects go
   through two 74HC154 decoders: address A0-A3 on GP6-GP9, strobe of decoder 0 (readers
   0-15) on GP10, of decoder 1 (readers 16-31 and the expanders) on GP11.
-- Each strip has one MFRC522 and one MCP23S17 whose outputs bias the PIN diodes of its
-  antennas (GPA0-7, GPB0-6: antennas 0-14) and drive the reader's RST (GPB7). Eight
+- Each strip has one MFRC522 and one MCP23S17 whose outputs select its antennas (GPA0-7,
+  GPB0-6: antennas 0-14; high selects: a TBD62083A sink driver then carries the antenna's PIN
+  diode current and opens the MOSFET pair that shorts its coil while idle) and drive the
+  reader's RST (GPB7). Eight
   expanders share one chip select through their hardware address pins.
 - Every reader's IRQ pin (open drain, active low) joins one line on GP12 with a 10 kOhm
   pull-up: the CPU reads registers only when some reader has finished an exchange.
@@ -58,6 +64,11 @@ TReloadRegH = 0x2C
 TReloadRegL = 0x2D
 VersionReg = 0x37
 
+# TxControlReg: InvTx2RFOn (reset value) and Tx1RFEn. The strip drives its 50 ohm bus
+# single-ended from TX1; TX2 is not connected, so it stays off.
+TX_OFF = 0x80
+TX_ON = 0x81
+
 CMD_IDLE = 0x00
 CMD_TRANSCEIVE = 0x0C
 CMD_SOFT_RESET = 0x0F
@@ -88,6 +99,12 @@ RST_BIT = 0x8000  # GPB7
 CW_GSP = 0x14
 GSN = 0x88  # CWGsN 8, ModGsN 8: the reset value, written so the carrier's drive is known
 
+SPI_BAUD = 8_000_000
+CPU_HZ = 200_000_000  # 125 MHz (MicroPython's default) when the core voltage cannot be raised
+VREG = 0x40064000  # VREG_AND_CHIP_RESET: VSEL bits 7:4, 0b1011 = 1.10 V (reset), 0b1100 = 1.15 V
+VSEL_115 = 0xC
+CPU_HZ_AT_110 = 133_000_000  # the highest clock the RP2040 is rated for at 1.10 V
+
 TIMER_TICK_US = 25  # TPrescaler 0xA9: 13.56 MHz / 339 = 40 kHz
 
 # RP2040 single-cycle IO: set and clear GPIO outputs in one write.
@@ -109,11 +126,24 @@ USB_PUMP_READY = 16  # bytes sent by each ready(): a long frame goes out between
 EXPANDER_CS = (19, 20, 21)  # decoder 1 outputs 3-5 (device numbers 16 + 3..5)
 
 
+def set_clock(hz):
+    """Run the RP2040 at ``hz``; above 133 MHz the core supply goes to 1.15 V first, as the
+    RP2040 datasheet (section 2.15.3) and pico-sdk 2.1.1 require for 200 MHz."""
+    if hz > CPU_HZ_AT_110:
+        value = machine.mem32[VREG]
+        if (value >> 4) & 0xF < VSEL_115:
+            machine.mem32[VREG] = (value & ~0xF0) | (VSEL_115 << 4)
+            time.sleep_ms(1)  # the regulator settles (its ROK bit) well within this
+    machine.freq(hz)
+
+
 class Rp2Hal(Hal):
     """Readers on SPI0, the link on USB CDC (``link='usb'``) or UART0 (``link='uart'``)."""
 
-    def __init__(self, readers, link="usb", spi_baud=4000000, settle_us=SETTLE_US, watchdog_ms=2000):
+    def __init__(self, readers, link="usb", spi_baud=SPI_BAUD, settle_us=SETTLE_US, watchdog_ms=2000,
+                 cpu_hz=CPU_HZ):
         self.readers = readers
+        set_clock(cpu_hz)
         self.settle_us = 0
         self.set_settle_us(settle_us)
         # Safe boot: GP22 held low at power-up leaves the watchdog off and Ctrl-C on, so
@@ -260,6 +290,39 @@ class Rp2Hal(Hal):
         device, hw = self._mcp(r)
         self._mcp_write(device, hw, MCP_OLATA, bytes((latch & 0xFF, latch >> 8)))
 
+    # --- bring-up (firmware/bringup.py) ------------------------------------------------------
+
+    def spi_us(self, reader, n=1000):
+        """Mean microseconds of one register read and of one register write of ``reader``
+        (VersionReg, and TPrescalerReg rewritten with its value), over ``n`` each."""
+        t0 = time.ticks_us()
+        for _ in range(n):
+            self._read(reader, VersionReg)
+        t1 = time.ticks_us()
+        for _ in range(n):
+            self._write(reader, TPrescalerReg, 0xA9)
+        t2 = time.ticks_us()
+        return time.ticks_diff(t1, t0) / n, time.ticks_diff(t2, t1) / n
+
+    def set_drive(self, reader, cwgsp):
+        """The carrier's drive (CWGsPReg, 0-63) of ``reader`` until its next reset."""
+        self._write(reader, CWGsPReg, max(0, min(63, cwgsp)))
+
+    def drive(self, reader):
+        """CWGsPReg of ``reader`` as it reads now."""
+        return self._read(reader, CWGsPReg) & 0x3F
+
+    def hold_field(self, reader, antenna):
+        """Select ``antenna`` and leave the carrier on, with no read (current measurements);
+        :meth:`release_field` ends it. Only while no read runs on ``reader``."""
+        self._switch(reader, RST_BIT | (1 << antenna))
+        self._write(reader, TxControlReg, TX_ON)
+
+    def release_field(self, reader):
+        """The carrier off and no antenna selected, as after every read."""
+        self._write(reader, TxControlReg, TX_OFF)
+        self._switch(reader, RST_BIT)
+
     # --- time -----------------------------------------------------------------------------
 
     def ticks_ms(self):
@@ -306,7 +369,7 @@ class Rp2Hal(Hal):
         self._write(r, DivIEnReg, 0x00)  # IRQ pin open drain: all readers share one line
         self._write(r, GsNReg, GSN)
         self._write(r, CWGsPReg, CW_GSP)
-        self._write(r, TxControlReg, 0x80)  # drivers off: an idle reader has no field
+        self._write(r, TxControlReg, TX_OFF)  # drivers off: an idle reader has no field
 
     def set_settle_us(self, us):
         self.settle_us = max(0, min(SETTLE_MAX_US, us))
@@ -350,7 +413,7 @@ class Rp2Hal(Hal):
             self._order.remove(r)
         self._order.append(r)
         if self._error[r] is None:
-            self._write(r, TxControlReg, 0x83)  # the field on, for this antenna only
+            self._write(r, TxControlReg, TX_ON)  # the field on, for this antenna only
         now = time.ticks_us()
         self._t0[r] = now
         # The tag needs the field for up to settle_us before it answers: ready() sends the
@@ -400,7 +463,7 @@ class Rp2Hal(Hal):
         # TxControlReg still switches the drivers off, and one that left the bus ignores the
         # writes. Its antenna is deselected through the expander in any case.
         self._write(r, CommandReg, CMD_IDLE)  # whatever the reader was doing stops
-        self._write(r, TxControlReg, 0x80)  # no field while idle: the keep-out holds
+        self._write(r, TxControlReg, TX_OFF)  # no field while idle: the keep-out holds
         self._write(r, ComIrqReg, 0x7F)  # an idle reader must not hold the IRQ line low
         self._switch(r, RST_BIT)  # no antenna selected either
         self._launch_at[r] = None

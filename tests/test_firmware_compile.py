@@ -76,7 +76,7 @@ def imported(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", [f for f in FILES if f.name not in ("hal_rp2.py", "main.py")],
+@pytest.mark.parametrize("path", [f for f in FILES if f.name not in ("hal_rp2.py", "main.py", "bringup.py")],
                          ids=lambda p: p.name)
 def test_portable_modules_never_touch_the_hardware(path: Path) -> None:
     names = imported(path)

@@ -67,7 +67,8 @@ def test_rp2hal_boots_on_the_chips_as_the_datasheets_want() -> None:
     assert hal._error == [None] * 19 and hal._unaddressed == []
     assert [hal.reader_version(r) for r in range(19)] == [0x92] * 19
     assert board.watchdog_started == 2000 and board.cpu.kbd_intr == [-1]
-    assert board.cpu.spi_baud == 4_000_000
+    assert board.cpu.spi_baud == 8_000_000 and board.cpu.freq_hz == 200_000_000
+    assert board.cpu.vreg >> 4 == 0xC  # the core at 1.15 V before the clock went to 200 MHz
     for r, chip in enumerate(board.readers):
         assert chip.power == "on" and chip.resets >= 1, r  # RST pulsed through the expander
         assert chip.protocol_errors == [] and chip.unsupported == []

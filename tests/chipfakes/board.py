@@ -30,7 +30,7 @@ from firmware.scanner import Layout, row_layout
 from .clock import VirtualClock
 from .iso14443 import WUPA, Tag
 from .mcp23s17 import Mcp23s17
-from .mfrc522 import IDLE, TxControlReg, Mfrc522
+from .mfrc522 import IDLE, CWGsPReg, TxControlReg, Mfrc522
 from .micropython_env import CpuCosts, Rp2040, load_hal_rp2, make_modules
 from .usbcdc import UsbCdc
 
@@ -128,8 +128,8 @@ class ReferenceBoard:
 
     # --- tags ----------------------------------------------------------------------------------
 
-    def place(self, loc: int, uid: bytes, powerup_us: int = 200) -> Tag:
-        tag = Tag(uid, powerup_us)
+    def place(self, loc: int, uid: bytes, powerup_us: int = 200, min_drive: int = 1) -> Tag:
+        tag = Tag(uid, powerup_us, min_drive=min_drive)
         self.tags[loc] = tag
         tag.power(loc in self.field_since, self.clock.now)
         return tag
@@ -264,9 +264,10 @@ class ReferenceBoard:
         if not self.readers[r].modulation_ok:
             return []
         out = []
+        drive = self.readers[r].regs[CWGsPReg] & 0x3F
         for loc in self.live_locs(r):
             tag = self.tags.get(loc)
-            if tag is not None and tag.hears(start):
+            if tag is not None and tag.min_drive <= drive and tag.hears(start):
                 answer = tag.receive(frame, bits)
                 if answer is not None:
                     out.append((tag, answer))

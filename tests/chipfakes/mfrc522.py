@@ -183,8 +183,9 @@ class Mfrc522:
 
     @property
     def field_on(self) -> bool:
-        """The antenna drivers put a carrier on the strip's RF bus."""
-        return (self.power == "on" and not self.soft_pd and bool(self.regs[TxControlReg] & 0x03)
+        """The antenna driver puts a carrier on the strip's RF bus: TX1 alone is wired to it
+        (single-ended, hardware/DESIGN.md); TX2 is not connected."""
+        return (self.power == "on" and not self.soft_pd and bool(self.regs[TxControlReg] & 0x01)
                 and self.regs[CWGsPReg] & 0x3F > 0)
 
     @property
@@ -311,6 +312,8 @@ class Mfrc522:
                 self._start_send()
         elif reg == TxControlReg:
             regs[reg] = value
+            if value & 0x02:
+                self.protocol_errors.append("TxControlReg 0x%02x drives TX2, which the strip leaves open" % value)
             self.board.reader_field_changed(self.index)
             if self._pending_tx is not None and self.field_on:
                 frame, bits = self._pending_tx

@@ -2,7 +2,9 @@
 on them unchanged.
 
 ``machine`` (Pin with values and IRQ handlers, SPI routed to whatever the chip-select
-decoders select, ``mem32`` for the SIO GPIO registers, WDT, UART, unique_id, freq),
+decoders select, ``mem32`` for the SIO GPIO registers and the core regulator's VSEL, WDT,
+UART, unique_id, freq: above 133 MHz only with the core at 1.15 V, 200 MHz at most; the
+CPU's costs scale with the clock, the SPI bytes' time with the baud rate),
 ``micropython`` (const, native/viper as no-ops, kbd_intr), ``time`` (ticks on the virtual
 clock, wrapping at 2**30 as on the rp2 port), ``select.poll`` (POLLIN/POLLOUT on
 ``sys.stdin``/``sys.stdout``, ``poll`` and ``ipoll``), ``sys`` (stdin/stdout and their
@@ -32,6 +34,8 @@ SIO_GPIO_OUT = SIO_BASE + 0x010
 SIO_GPIO_OUT_SET = SIO_BASE + 0x014
 SIO_GPIO_OUT_CLR = SIO_BASE + 0x018
 SIO_GPIO_OUT_XOR = SIO_BASE + 0x01C
+VREG = 0x40064000  # VREG_AND_CHIP_RESET: VSEL in bits 7:4
+VREG_RESET = 0xB1  # VSEL 0b1011 (1.10 V), EN
 SPI0_PINS = {"sck": (2, 6, 18, 22), "mosi": (3, 7, 19, 23), "miso": (0, 4, 16, 20)}
 HAL_RP2 = Path(__file__).resolve().parents[2] / "firmware" / "hal_rp2.py"
 
@@ -80,14 +84,17 @@ class Rp2040:
         self._frac = 0.0
         self.spi_baud = 0
         self.spi_calls = 0
+        self.freq_hz = 125_000_000
+        self.vreg = VREG_RESET
         self.wdt_timeout_us: int | None = None
         self.wdt_fed = 0
         self.wdt_feeds = 0
         self.kbd_intr: list[int] = []
 
-    def charge(self, us: float) -> None:
-        """The CPU spends ``us``: the clock moves, chips and tags act meanwhile."""
-        self._frac += us
+    def charge(self, us: float, io: float = 0.0) -> None:
+        """The CPU spends ``us`` (at 125 MHz; less at a faster clock) and waits ``io`` for a
+        peripheral: the clock moves, chips and tags act meanwhile."""
+        self._frac += us * 125_000_000 / self.freq_hz + io
         whole = int(self._frac)
         self._frac -= whole
         self.board.clock.advance(whole)
@@ -217,7 +224,7 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
         def _transfer(self, out: Any, into: Any) -> None:
             cpu.spi_calls += 1
             n = len(out) if out is not None else len(into)
-            cpu.charge(costs.spi_call_us + n * self.byte_us)
+            cpu.charge(costs.spi_call_us, n * self.byte_us)
             for k in range(n):
                 mosi = out[k] if out is not None else self._fill
                 miso = board.spi_byte(mosi) if self.wired else 0xFF
@@ -248,6 +255,8 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
                 return sum(cpu.level(p) << p for p in range(30))
             if addr == SIO_GPIO_OUT:
                 return cpu.out
+            if addr == VREG:
+                return cpu.vreg
             raise AssertionError("mem32 read of 0x%08x: not modeled" % addr)
 
         def __setitem__(self, addr: int, value: int) -> None:
@@ -260,6 +269,10 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
                 cpu.set_out(cpu.out ^ value)
             elif addr == SIO_GPIO_OUT:
                 cpu.set_out(value)
+            elif addr == VREG:
+                if value & 0x02:
+                    raise AssertionError("VREG.HIZ set: the core would lose its supply")
+                cpu.vreg = value & 0xF3
             else:
                 raise AssertionError("mem32 write of 0x%08x: not modeled" % addr)
 
@@ -301,8 +314,14 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
 
     def freq(hz: int | None = None) -> int | None:
         if hz is None:
-            return 125_000_000
-        raise AssertionError("machine.freq(%d): the model runs at 125 MHz" % hz)
+            return cpu.freq_hz
+        vsel = cpu.vreg >> 4 & 0xF
+        if hz > 200_000_000:
+            raise AssertionError("machine.freq(%d): the RP2040 is certified to 200 MHz" % hz)
+        if hz > 133_000_000 and vsel < 0xC:
+            raise AssertionError("machine.freq(%d) with VSEL 0x%x: above 133 MHz the core needs 1.15 V" % (hz, vsel))
+        cpu.freq_hz = hz
+        return None
 
     def idle() -> None:
         cpu.charge(10)
@@ -347,10 +366,10 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
         return (t + delta) & (TICKS_PERIOD - 1)
 
     def sleep_us(us: int) -> None:
-        cpu.charge(max(0, us))
+        cpu.charge(0, max(0, us))
 
     def sleep_ms(ms: int) -> None:
-        cpu.charge(max(0, ms) * 1000)
+        cpu.charge(0, max(0, ms) * 1000)
 
     for name, value in (("ticks_us", ticks_us), ("ticks_ms", ticks_ms), ("ticks_diff", ticks_diff),
                         ("ticks_add", ticks_add), ("sleep_us", sleep_us), ("sleep_ms", sleep_ms),
@@ -378,7 +397,7 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
                 raise OSError(1, "EPERM")
             waited = 0
             while len(usb.stdin) < n:  # mp_hal_stdin_rx_chr waits for ever
-                cpu.charge(1000)
+                cpu.charge(0, 1000)
                 waited += 1
                 if waited > 10_000:
                     raise BlockedForever("sys.stdin.buffer.read(%d): nothing came for 10 s" % n)
@@ -442,7 +461,7 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
             ready = self._ready()
             waited = 0
             while not ready and timeout != 0 and (timeout < 0 or waited < timeout):
-                cpu.charge(1000)
+                cpu.charge(0, 1000)
                 waited += 1
                 ready = self._ready()
             return ready

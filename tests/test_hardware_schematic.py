@@ -1,0 +1,121 @@
+"""hardware/schematic.py: the reader board's schematic passes SKiDL's ERC and makes netlists.
+
+Any ERC error or warning fails: every pin is connected or marked no-connect, every net is
+driven, no two outputs meet. The fault tests show the check catches a wrong connection and a
+forgotten one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+skidl = pytest.importorskip("skidl", reason="SKiDL is in the `hardware` extra: pip install -e '.[hardware]'")
+
+_PATH = Path(__file__).resolve().parent.parent / "hardware" / "schematic.py"
+_spec = importlib.util.spec_from_file_location("schematic", _PATH)
+assert _spec is not None and _spec.loader is not None
+sch: Any = importlib.util.module_from_spec(_spec)
+sys.modules["schematic"] = sch
+_spec.loader.exec_module(sch)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    out = tmp_path_factory.mktemp("netlists")
+    return sch.build(out), out
+
+
+def test_every_board_is_erc_clean(built: tuple[dict[str, Any], Path]) -> None:
+    results, _ = built
+    assert set(results) == {"row_strip", "rack_reader", "controller"}
+    for name, check in results.items():
+        assert (check.errors, check.warnings, check.messages) == (0, 0, []), name
+
+
+def _nets(text: str) -> dict[str, set[tuple[str, str]]]:
+    """Net name -> {(ref, pin)} from a KiCad netlist."""
+    nets: dict[str, set[tuple[str, str]]] = {}
+    for block in text.split("(net\n")[1:]:
+        name = re.search(r'\(name "([^"]*)"\)', block)
+        assert name is not None
+        nets[name.group(1)] = set(re.findall(r'\(ref "([^"]+)"\)\s*\(pin "([^"]+)"\)', block))
+    return nets
+
+
+def _refs(text: str) -> dict[str, str]:
+    """Ref -> part name (the libsource part) of every component."""
+    out = {}
+    for block in text.split("(comp\n")[1:]:
+        ref = re.search(r'\(ref "([^"]+)"\)', block)
+        part = re.search(r'\(part "([^"]+)"\)', block)
+        assert ref is not None and part is not None
+        out[ref.group(1)] = part.group(1)
+    return out
+
+
+def test_the_row_strip_netlist(built: tuple[dict[str, Any], Path]) -> None:
+    results, out = built
+    text = (out / "row_strip.net").read_text()
+    refs, nets = _refs(text), _nets(text)
+    assert len(refs) == results["row_strip"].parts
+    names = list(refs.values())
+    assert names.count("MFRC522") == 1 and names.count("MCP23S17") == 1
+    assert names.count("BAR64-02V") == 15 and names.count("CELL_COIL") == 15 and names.count("2N7002BKS") == 15
+    # the RF bus: 15 diode anodes, the match's C1, the RX tap, the bias choke from 5 V
+    bus = nets["RFBUS"]
+    assert sum(1 for ref, pin in bus if refs[ref] == "BAR64-02V" and pin == "2") == 15
+    assert len(bus) == 18
+    # each antenna's drive line: a sink driver's output, its 12 V pull-up, the bias resistor, two gates
+    for k in range(15):
+        drive = nets[f"DRV{k}"]
+        kinds = sorted(refs[ref] for ref, _ in drive)
+        assert kinds == ["2N7002BKS", "2N7002BKS", "R", "R", "TBD62083AFWG"], k
+    # the connector: 5 V on 1-2, ground on the odd pins from 3 to 11, 12 V on 13, signals between
+    conn = next(ref for ref, name in refs.items() if name == "IDC_2x7")
+    assert {(conn, "1"), (conn, "2")} <= nets["+5V_IN"]
+    assert {(conn, p) for p in ("3", "5", "7", "9", "11")} <= nets["GND"]
+    assert (conn, "13") in nets["+12V"]
+    assert (conn, "14") in nets["IRQ"] and (conn, "10") in nets["NSS"] and (conn, "12") in nets["EXP_CS"]
+
+
+def test_the_controller_netlist(built: tuple[dict[str, Any], Path]) -> None:
+    _, out = built
+    text = (out / "controller.net").read_text()
+    refs, nets = _refs(text), _nets(text)
+    assert list(refs.values()).count("IDC_2x7") == 19
+    assert len([1 for ref, _ in nets["IRQ"] if refs[ref] == "IDC_2x7"]) == 19
+    assert (out / "bom.csv").read_text().count("\n") > 20
+
+
+def test_erc_catches_two_outputs_on_one_net() -> None:
+    ckt = sch.reader(7, "rack_reader")
+    with ckt:
+        rc = next(p for p in ckt.parts if p.name == "MFRC522")
+        rc["MFOUT"].disconnect()
+        rc["MFOUT"] += rc["TX1"].net  # a second output onto the transmitter's line
+    check = sch.erc(ckt, "rack_reader")
+    assert check.errors >= 1
+    assert any("OUTPUT" in m and "MFOUT" in m for m in check.messages)
+
+
+def test_erc_catches_a_forgotten_connection() -> None:
+    ckt = sch.controller()
+    with ckt:
+        pico = next(p for p in ckt.parts if p.name == "RPi_Pico")
+        pico["GP12"].disconnect()  # the IRQ line no longer reaches the Pico
+    check = sch.erc(ckt, "controller")
+    assert check.warnings >= 1
+    assert any("GP12" in m for m in check.messages)
+
+
+def test_design_md_bom_is_the_schematics() -> None:
+    design = (_PATH.parent / "DESIGN.md").read_text()
+    lines = sch.bom_lines({name: make() for name, make in sch.BOARDS.items()})
+    table = "\n".join(sch.bom_markdown(lines))
+    assert table in design, "paste the output of: python hardware/schematic.py --bom"
