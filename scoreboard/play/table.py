@@ -135,8 +135,9 @@ def _field(message: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
 
 def parse_action(text: str | bytes, seats: int, readers: int) -> tuple[Action, Any]:
     """The action of one page message and its ``id`` (echoed in the answer; None if absent)."""
-    if len(text) > MAX_MESSAGE:
-        raise ActionError(ActionProblem.TOO_LONG, f"a message of {len(text)} bytes; at most {MAX_MESSAGE}")
+    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
+    if size > MAX_MESSAGE:
+        raise ActionError(ActionProblem.TOO_LONG, f"a message of {size} bytes; at most {MAX_MESSAGE}")
     try:
         message = json.loads(text)
     except (ValueError, UnicodeDecodeError) as e:
@@ -171,7 +172,7 @@ def _action(message: Mapping[str, Any], seats: int, readers: int) -> Action:
         letter = message.get("letter")
         if letter is not None and (not isinstance(letter, str) or not 1 <= len(letter) <= 2):
             raise ActionError(ActionProblem.MALFORMED, "'letter' must be a letter of the tile set, or null (blind)")
-        return DrawAction(to, letter.upper() if letter is not None else None)
+        return DrawAction(to, letter)
     if kind == "move":
         return MoveAction(_field(message, "from", str, "a cell or rack slot"), _field(message, "to", str, "a cell, a rack slot or 'bag'"))
     if kind == "fault":
@@ -281,9 +282,9 @@ class PhysicalTable:
         if not bag:
             raise ActionError(ActionProblem.BAG, "the bag is empty")
         if action.letter is not None:
-            letter = action.letter
+            letter = action.letter if action.letter in self.tile_set.counts else action.letter.upper()
             if letter not in self.tile_set.counts:
-                raise ActionError(ActionProblem.BAG, f"no letter {letter!r} in the {self.tile_set.name} tile set")
+                raise ActionError(ActionProblem.BAG, f"no letter {action.letter!r} in the {self.tile_set.name} tile set")
             bag = [ref for ref in bag if ref.letter == letter]
             if not bag:
                 raise ActionError(ActionProblem.BAG, f"no {letter} left in the bag")

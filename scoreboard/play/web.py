@@ -25,7 +25,7 @@ import contextlib
 import hmac
 import json
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,10 +33,12 @@ from urllib.parse import urlsplit
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from drivers.buttons.logic import ButtonId
@@ -49,7 +51,8 @@ from scoreboard.play.table import (
 from scoreboard.sim.client import Reply, SimControl, SimControlError
 from scoreboard.sim.commands import Command
 
-__all__ = ["KEYS", "STATIC", "Hub", "Server", "TableInfo", "make_app"]
+__all__ = ["KEYS", "LOOPBACK_NAMES", "STATIC", "Hub", "Server", "TableInfo", "allowed_hosts", "host_name", "host_ok",
+           "make_app"]
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +61,33 @@ PAGE_QUEUE = 512  # messages waiting for a page that reads slowly; more and it i
 KEYS: Mapping[int, tuple[str, str]] = {1: ("a", "z"), 2: ("s", "x"), 3: ("d", "c"), 4: ("f", "v")}
 """Each seat's keys for Done and Challenge (held: a long press); Menu is ``m``."""
 MENU_KEY = "m"
+
+
+LOOPBACK_NAMES: frozenset[str] = frozenset({"127.0.0.1", "localhost", "::1"})
+"""The names of this machine a page on 127.0.0.1 may use (any other: DNS rebinding)."""
+
+
+def allowed_hosts(host: str, more: Iterable[str] = ()) -> frozenset[str] | None:
+    """The ``Host`` names a server listening on ``host`` answers: this machine's loopback
+    names, ``host`` itself and ``more``; None (any) for a wildcard address (0.0.0.0, ::)."""
+    bare = host.strip("[]").lower()
+    if bare in ("0.0.0.0", "::", ""):
+        return None
+    return LOOPBACK_NAMES | {bare} | {name.strip("[]").lower() for name in more}
+
+
+def host_name(header: str | None) -> str:
+    """The name in a ``Host`` header, without its port or an IPv6 address's brackets."""
+    value = (header or "").strip().lower()
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def host_ok(info: TableInfo, header: str | None) -> bool:
+    """True when a request's ``Host`` header names this table (a page reached by another
+    name may be a site that rebound its name to this machine's address)."""
+    return info.hosts is None or host_name(header) in info.hosts
 
 
 @dataclass(frozen=True)
@@ -73,6 +103,9 @@ class TableInfo:
     watch: bool = False
     token: str | None = None
     long_s: float = 2.0
+    hosts: frozenset[str] | None = LOOPBACK_NAMES
+    """The names the page may be reached by (its ``Host`` header, without the port); None:
+    any (a wildcard address, which needs the token anyway)."""
 
 
 @dataclass(eq=False)
@@ -327,12 +360,16 @@ def _same_origin(origin: str | None, host: str | None) -> bool:
 REFUSED_TOKEN = ("this table needs its token: open the address `scoreboard play` printed, with ?token=..."
                  " (a token that is missing or wrong)")
 REFUSED_ORIGIN = "a page from another site may not play at this table"
+REFUSED_HOST = ("this table answers only by the address `scoreboard play` printed (or localhost), not by another"
+                " name (--allow-host NAME adds one)")
 
 
 def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
     """The application: the page (``/``), its files (``/static``), its WebSocket (``/ws``)."""
 
     async def index(request: Request) -> Response:
+        if not host_ok(info, request.headers.get("host")):
+            return PlainTextResponse(REFUSED_HOST + "\n", status_code=403)
         if not _token_ok(info, request.query_params.get("token")):
             return PlainTextResponse(REFUSED_TOKEN + "\n", status_code=401)
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
@@ -340,7 +377,9 @@ def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
         refusal = None
-        if not _token_ok(info, websocket.query_params.get("token")):
+        if not host_ok(info, websocket.headers.get("host")):
+            refusal = ("host", REFUSED_HOST)
+        elif not _token_ok(info, websocket.query_params.get("token")):
             refusal = ("token", REFUSED_TOKEN)
         elif not _same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
             refusal = ("origin", REFUSED_ORIGIN)
@@ -350,7 +389,7 @@ def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
         if refusal is not None or hub is None:
             problem, message = refusal or ("starting", "")
             await websocket.send_text(json.dumps({"type": "refused", "problem": problem, "message": message}))
-            await websocket.close(code=4401 if problem in ("token", "origin") else 1013)
+            await websocket.close(code=4401 if problem in ("token", "origin", "host") else 1013)
             return
         page = Page()
         hub.welcome(page)
@@ -376,10 +415,17 @@ def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
             await hub.leave(page)
             sender.cancel()
 
+    async def static(scope: Scope, receive: Receive, send: Send) -> None:
+        if not host_ok(info, Headers(scope=scope).get("host")):
+            await PlainTextResponse(REFUSED_HOST + "\n", status_code=403)(scope, receive, send)
+            return
+        await files(scope, receive, send)
+
+    files = StaticFiles(directory=STATIC)
     routes = [
         Route("/", index),
         WebSocketRoute("/ws", socket),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Mount("/static", static, name="static"),
     ]
     return Starlette(routes=routes)
 
