@@ -15,7 +15,8 @@ false, "problem": "occupied", "message": "H8 is taken (E.2 lies there)"}``).
 Messages to the page: ``hello`` (the table's shape, names, keys), ``frame`` (a display's
 frame, PNG in base64, with the wall-clock time the service showed it), ``view`` (the
 service's summary, :mod:`scoreboard.play.view`), ``tags`` (where the tiles lie and the bag),
-``status`` (the service: running, off, starting, ended; the cable), ``answer``, ``refused``.
+``status`` (the service: starting, running, off (its power pulled), stopping (it said so before
+it hung up), ended, failed; the cable), ``answer``, ``refused``.
 """
 
 from __future__ import annotations
@@ -108,6 +109,12 @@ class TableInfo:
     any (a wildcard address, which needs the token anyway)."""
 
 
+SERVICE_STATES: Mapping[str, str] = {
+    "starting": "the service is starting", "off": "the service has no power", "stopping": "the service is stopping",
+    "ended": "the service has stopped", "failed": "the service has failed", "running": "the service is running",
+}
+
+
 @dataclass(eq=False)
 class Page:
     """One connected page: its queue of messages and the buttons it holds."""
@@ -128,7 +135,7 @@ class Hub:
         self.pages: set[Page] = set()
         self.channel: ChannelClient | None = None
         self.view: dict[str, Any] | None = None
-        self.frames: dict[int | None, str] = {}
+        self.frames: dict[int | None, dict[str, Any]] = {}  # each display's last frame message
         self.service = "starting"
         self.detail = ""
         self.plugged = True
@@ -136,7 +143,7 @@ class Hub:
         self._sim_lock = asyncio.Lock()
         self._hands = asyncio.Lock()  # one gesture at a time on the table
         self._started = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         self._reads: Any = None
 
     # --- the service -------------------------------------------------------------------------
@@ -152,7 +159,8 @@ class Hub:
         else:
             self.service = "ended" if code == 0 else "failed"
             self.detail = f"the service ended (exit status {code})" + (
-                "" if code == 0 else f"; its log: {self.stack.settings.out / 'service.log'}")
+                "" if code == 0 else f"; its log: {self.stack.settings.out / 'service.log'}; pull its power"
+                " (Faults) to start it again")
         self.broadcast(self.status())
 
     async def follow_service(self) -> None:
@@ -182,9 +190,12 @@ class Hub:
     def _service_event(self, event: dict[str, Any]) -> None:
         kind = event.get("kind")
         if kind == "frame":
-            message = json.dumps({"type": "frame", **{k: event.get(k) for k in ("panel", "at", "seq", "width", "height", "png")}})
-            self.frames[event.get("panel")] = message
-            self.broadcast(message)
+            frame = {"type": "frame", **{k: event.get(k) for k in ("panel", "at", "seq", "width", "height", "png")}}
+            self.frames[event.get("panel")] = frame
+            self.broadcast(json.dumps(frame))
+        elif kind == "bye":  # a stop (the game's script done, or a Ctrl-C), not a power cut
+            self.service, self.detail = "stopping", "the service is stopping"
+            self.broadcast(self.status())
         elif kind == "table":
             view = event.get("view")
             if isinstance(view, dict):
@@ -193,7 +204,9 @@ class Hub:
                 self.broadcast(json.dumps({"type": "view", "view": view}))
                 if reads != self._reads:  # the board was read otherwise: the tiles may have moved (a script)
                     self._reads = reads
-                    self._tasks.append(asyncio.get_running_loop().create_task(self.refresh_tags()))
+                    task = asyncio.get_running_loop().create_task(self.refresh_tags())
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
 
     # --- the board -------------------------------------------------------------------------------
 
@@ -241,7 +254,8 @@ class Hub:
 
     def welcome(self, page: Page) -> None:
         """A new page gets the table as it stands."""
-        messages = [self.hello(), self.status(), self.tags_message(), *self.frames.values()]
+        replayed = [json.dumps({**frame, "replay": True}) for frame in self.frames.values()]  # (no latency)
+        messages = [self.hello(), self.status(), self.tags_message(), *replayed]
         if self.view is not None:
             messages.append(json.dumps({"type": "view", "view": self.view}))
         for message in messages:
@@ -301,7 +315,8 @@ class Hub:
             page.held.discard(action.button)
         if channel is None:
             if action.down:
-                raise ActionError(ActionProblem.SERVICE, f"the service is {self.service}: its buttons do nothing")
+                raise ActionError(ActionProblem.SERVICE, f"{SERVICE_STATES.get(self.service, self.service)}: its buttons"
+                                  " do nothing")
             return
         try:
             answer = await channel.request(action.request())

@@ -9,7 +9,7 @@ const SCALE = { 128: 3, 256: 2 }; // whole screen pixels per panel pixel
 const play = {
   // what tests and the bench read: the last messages and the frame-to-page latencies
   hello: null, view: null, tags: {}, bag: {}, status: null,
-  answers: [], latencies: [], frames: 0, shownAt: {}, connected: false,
+  answers: [], latencies: [], frames: 0, shownAt: {}, shown: {}, connected: false,
   nextId: 1, socket: null, retry: 0,
 };
 window.play = play;
@@ -203,13 +203,19 @@ function buildBag(msg) {
 function drawStatus() {
   const s = play.status;
   const service = { running: ["service: running", "ok"], starting: ["service: starting…", "warn"],
-    off: ["service: no power", "bad"], ended: ["service: game over, stopped", "warn"], failed: ["service: failed", "bad"] }[s.service] || [s.service, ""];
+    off: ["service: no power", "bad"], stopping: [over() ? "service: game over, stopping" : "service: stopping", "warn"],
+    ended: [over() ? "service: game over, stopped" : "service: stopped", "warn"], failed: ["service: failed", "bad"] }[s.service] || [s.service, ""];
   setChip("#status-service", service[0], service[1]);
   if (s.detail) note(s.detail, s.service === "failed");
   const away = play.view && play.view.away;
   setChip("#status-board", s.plugged ? (s.dead.length ? `board: reader ${s.dead.join(", ")} dead` : "board: plugged in") : "board: unplugged",
     s.plugged ? (s.dead.length ? "warn" : "ok") : "bad");
-  for (const img of document.querySelectorAll("img.panel")) img.classList.toggle("off", s.service !== "running" && s.service !== "ended");
+  const lit = ["running", "stopping", "ended"].includes(s.service);
+  for (const img of document.querySelectorAll("img.panel")) img.classList.toggle("off", !lit);
+}
+
+function over() {
+  return Boolean(play.view && play.view.phase === "over");
 }
 
 function tileOf(uid) {
@@ -344,6 +350,8 @@ function onFrame(msg) {
     img.classList.remove("off");
     play.frames++;
     play.shownAt[key] = msg.at;
+    play.shown[key] = msg;
+    if (msg.replay) return; // shown again to a new page: no frame-to-page latency
     const now = (performance.timeOrigin + performance.now()) / 1000;
     play.latencies.push(now - msg.at);
     if (play.latencies.length > 5000) play.latencies.shift();
