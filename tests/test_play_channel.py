@@ -10,9 +10,7 @@ import json
 import os
 import socket
 import stat
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +87,8 @@ class Conn:
 
 
 @pytest.fixture()
-def where() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="chan-"))  # short: a unix socket's path is short
-    yield folder / "control"
-    for child in folder.iterdir():
-        child.unlink()
-    folder.rmdir()
+def where(short_dir: Path) -> Path:
+    return short_dir / "control"
 
 
 def views(state: object) -> dict[str, Any]:

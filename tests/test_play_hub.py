@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +65,8 @@ class Board:
 
 
 @pytest.fixture()
-def where() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="hub-"))  # short: a unix socket's path is short
-    yield folder / "control"
-    for child in folder.iterdir():
-        child.unlink()
-    folder.rmdir()
+def where(short_dir: Path) -> Path:
+    return short_dir / "control"
 
 
 def pins() -> dict[ButtonId, FakePin]:
