@@ -17,7 +17,10 @@ from typing import Any
 import pytest
 
 from engine import gcg
-from playhelpers import OUTPUT, Hands, PlayProcess, browser_page, exported_gcg, journal_result, need_browser
+from playhelpers import (
+    OUTPUT, Hands, PlayProcess, assert_panels_show_their_frames, browser_page, exported_gcg, journal_result, need_browser,
+    watch_frames,
+)
 
 LONG = 0.8  # seconds a long press is held (buttons.long_ms is 0.6 s here)
 FAST = ["--set", "buttons.long_ms=600", "--set", "game.challenge_seconds=60"]
@@ -301,6 +304,45 @@ def test_watch_shows_the_demo_game_live_and_keeps_hands_off(folder: Path) -> Non
             hands.shot("01-the-deal")
             answer = hands.drag('#bag .tile[data-letter="E"]', '[data-loc="R1.1"]', ok=False)
             assert answer["problem"] == "watching" and "hands off" in answer["message"]
+    finally:
+        code = play.stop()
+    assert code == 0
+
+
+FITS = "document.scrollingElement.scrollWidth <= window.innerWidth"
+
+
+def test_four_seats_fit_a_laptop_and_every_panel_shows_its_own_frames(folder: Path) -> None:
+    """1366 x 768, four players with a panel each: nothing sticks out sideways, the panels
+    at a whole scale, each showing the frames the service pushed for its seat; at a device
+    pixel ratio of 2 too."""
+    sync_api = need_browser()
+    shots = OUTPUT / "four-seats"
+    shutil.rmtree(shots, ignore_errors=True)
+    panels = ["--set", "display.driver=sh1106", "--set", "display.mux_address=0x70",
+              "--set", "display.seat_channels=[0, 1, 2, 3]"]
+    play = PlayProcess(folder, ["--rules", "en", "--players", "Anna,Ben,Cleo,Dan", "--seed", "1", *FAST, *panels])
+    keys = ["0", "1", "2", "3"]
+    try:
+        for scale in (1, 2):
+            with browser_page(sync_api, play.url, width=1366, height=768, scale=scale) as page:
+                hands = Hands(page, shots)
+                watch_frames(page)
+                hands.wait('play.view && play.view.phase === "first-draw" && play.status.service === "running"'
+                           ' && Object.keys(play.shown).length === 4', "the first draw on four panels")
+                assert hands.js(FITS), hands.js("[document.scrollingElement.scrollWidth, window.innerWidth]")
+                bag = page.locator("#bag").bounding_box()
+                aside = page.locator("#bag-box").bounding_box()
+                assert bag["x"] + bag["width"] <= aside["x"] + aside["width"]  # the bag's letters wrap inside
+                assert_panels_show_their_frames(page, keys, shots)
+                hands.shot(f"01-four-seats-1366x768-at-{scale}x")
+                beside = page.locator("aside").bounding_box()["y"] < page.locator("#table").bounding_box()["y"] + 100
+                assert beside  # the bag beside the racks: a draw is one drag
+                if scale == 1:  # a draw from the bag to a side seat's rack, in one drag: the panels follow
+                    hands.draw("R3.1", "C")
+                    hands.wait('play.view.first_draw.letters[2] === "C"', "Cleo's draw read")
+                    assert hands.js(FITS)
+                    assert_panels_show_their_frames(page, keys, shots)
     finally:
         code = play.stop()
     assert code == 0
