@@ -279,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
                    " or $SCOREBOARD_PLAY_TOKEN); needed with --host")
     p.add_argument("--state", metavar="DIR", help="the session's folder: journal in DIR/state, frames in DIR/out"
                    " (default: a new one under STATE/play/)")
+    p.add_argument("--bare-table", action="store_true", help="with --state of an earlier session: start with every"
+                   " tile in the bag (by default the resumed game's tiles lie where they were, as on a real table)")
     p.add_argument("--seed", type=int, help="seed of the blind draws from the bag (default: random)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser, only print the address")
     p.set_defaults(func=Handler("scoreboard.play.cli:cmd_play"))

@@ -27,7 +27,7 @@ from engine.board import Square
 from engine.rules import get_profile
 from scoreboard.play.table import (
     BAG, MAX_MESSAGE, SLIDE_STEP_S, ActionError, ActionProblem, ButtonAction, DrawAction, FaultAction, FaultKind,
-    MoveAction, PhysicalTable, fault_commands, parse_action,
+    LayBackAction, MoveAction, PhysicalTable, fault_commands, parse_action,
 )
 from scoreboard.sim.commands import Fault, Location, Move, Place, Plug, Reboot, Recover, Remove, Slide, Unplug
 from scoreboard.sim.tags import tile_uid
@@ -192,6 +192,9 @@ def test_the_summary_of_a_game_in_play() -> None:
     assert view["reads"]["R2.1"] == r.racks[1][0].hex().upper()  # rack slots as the board's commands name them
     assert all(loc.startswith("R") or loc[0] in "ABCDEFGHIJKLMNO" for loc in view["reads"])
     assert view["mode"] == "idle" and not view["paused"] and view["away"] is None
+    assert view["committed_tags"]["H8"] == view["reads"]["H8"] and len(view["committed_tags"]) == 4
+    assert view["rack_tags"][1] == sorted(view["reads"][f"R2.{n}"] for n in range(1, 8))  # Ben's rack, by tag
+    assert view["asked"] == {}
     json.dumps(view)  # plain JSON data
 
 
@@ -465,3 +468,46 @@ def test_loopback_needs_no_token_and_the_address_carries_one() -> None:
         assert address(sock, "t0ken") == f"http://127.0.0.1:{port}/?token=t0ken"
     finally:
         sock.close()
+
+
+# --- a game resumed on a table whose tiles are in the bag ---------------------------------------------------
+
+
+def resumed(**where: str) -> PhysicalTable:
+    """A table whose service has HAUS committed on H8-K8 and asks it back, with Ben's rack E.1 T.0."""
+    t = table(**where)
+    t.expect({"asked": {"H8": uid("H.0").hex(), "I8": uid("A.2").hex()},
+              "committed_tags": {"H8": uid("H.0").hex(), "I8": uid("A.2").hex(), "J8": uid("U.1").hex()},
+              "rack_tags": [[], [uid("E.1").hex(), uid("T.0").hex()]]})
+    return t
+
+
+def test_a_letter_dropped_on_an_asked_cell_is_the_very_tile_asked_for() -> None:
+    t = resumed()
+    assert t.plan(DrawAction("H8", "h")) == [Place(Location("H8"), uid("H.0"))]
+    assert t.plan(DrawAction("I8", None)) == [Place(Location("I8"), uid("A.2"))]
+    with pytest.raises(ActionError, match=r"I8 asks for A.2 \(a A\), not a E") as caught:
+        t.plan(DrawAction("I8", "E"))
+    assert caught.value.problem is ActionProblem.BAG
+    with pytest.raises(ActionError, match="goes onto a rack slot first"):
+        t.plan(DrawAction("J9", "U"))  # not asked for
+    assert t.plan(DrawAction("R2.3", "e")) == [Place(Location("R2.3"), uid("E.1"))]  # Ben's own E, as committed
+
+
+def test_the_tiles_are_laid_back_as_they_were() -> None:
+    t = resumed(R2_7="H.0")
+    assert t.lay_back() == [
+        Move(Location("R2.7"), Location("H8")),  # from a rack onto its cell
+        Place(Location("I8"), uid("A.2")),
+        Place(Location("J8"), uid("U.1")),
+        Place(Location("R2.1"), uid("E.1")),
+        Place(Location("R2.2"), uid("T.0")),
+    ]
+    t.update({"H8": uid("H.0"), "I8": uid("A.2"), "J8": uid("U.1"), "R2.1": uid("E.1"), "R2.4": uid("T.0")})
+    with pytest.raises(ActionError, match="every committed tile lies where it was already"):
+        t.lay_back()
+    t.update({"H8": uid("E.0"), "I8": uid("A.2"), "J8": uid("U.1"), "R2.1": uid("E.1"), "R2.4": uid("T.0")})
+    with pytest.raises(ActionError, match="other tiles lie on H8") as caught:
+        t.lay_back()
+    assert caught.value.problem is ActionProblem.OCCUPIED
+    assert parse_action('{"type": "lay-back", "id": 4}', 2, 19) == (LayBackAction(), 4)

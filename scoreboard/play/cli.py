@@ -123,6 +123,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         if args.watch and (len(config.player_names()) != 2):
             raise PlayError("--watch plays the demo's game of two players; leave out --players or name two")
         session = Path(args.state) if args.state else state_dir(config) / "play" / time.strftime("%Y%m%d-%H%M%S")
+        earlier = (session / "state").is_dir() and any((session / "state").iterdir())
         session.mkdir(parents=True, exist_ok=True)
         sock = socket.create_server((args.host, args.port), family=socket.AF_INET6 if ":" in args.host else socket.AF_INET)
     except (ScoreboardError, OSError, OverflowError) as e:  # (OverflowError: a port beyond 65535 from a config)
@@ -134,13 +135,17 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(f"its journal: {journal} (scoreboard export --format gcg --set {shlex.quote(f'paths.state_dir={journal}')})",
           flush=True)
     try:
-        return asyncio.run(_serve(args, config, overrides, session, sock, token, url))
+        if earlier:
+            print("an earlier session's journal: its game resumes" + (
+                ", its tiles laid back where they were" if not args.bare_table else
+                " on a bare table (--bare-table): lay the tiles back as the service asks"), flush=True)
+        return asyncio.run(_serve(args, config, overrides, session, sock, token, url, earlier and not args.bare_table))
     except KeyboardInterrupt:
         return 0
 
 
 async def _serve(args: argparse.Namespace, config: Config, overrides: list[str], session: Path, sock: socket.socket,
-                 token: str | None, url: str) -> int:
+                 token: str | None, url: str, lay_back: bool = False) -> int:
     from firmware import frames as F
     from firmware.scanner import row_layout
     from scoreboard.play.stack import StackSettings, TableStack
@@ -167,6 +172,7 @@ async def _serve(args: argparse.Namespace, config: Config, overrides: list[str],
                      hosts=allowed_hosts(args.host, args.allow_host))
     table = PhysicalTable(profile.tile_set, len(names), profile.rack_size, random.Random(args.seed))
     hub = Hub(info, table, stack, sim)
+    hub.lay_back_at_start = lay_back
     stack.on_service = hub.on_service
     server = Server(make_app(lambda: hub, info))
     loop = asyncio.get_running_loop()

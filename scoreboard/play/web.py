@@ -26,7 +26,7 @@ import contextlib
 import hmac
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,8 @@ from drivers.buttons.logic import ButtonId
 from scoreboard.play.channel import ChannelClient
 from scoreboard.play.stack import TableStack
 from scoreboard.play.table import (
-    Action, ActionError, ActionProblem, ButtonAction, DrawAction, FaultAction, FaultKind, MoveAction, PhysicalTable,
-    fault_commands, parse_action,
+    Action, ActionError, ActionProblem, ButtonAction, DrawAction, FaultAction, FaultKind, LayBackAction, MoveAction,
+    PhysicalTable, fault_commands, parse_action,
 )
 from scoreboard.sim.client import Reply, SimControl, SimControlError
 from scoreboard.sim.commands import Command
@@ -145,6 +145,8 @@ class Hub:
         self._started = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._reads: Any = None
+        self.lay_back_at_start = False
+        """Lay the committed tiles back once the service tells them (``play --state`` of an earlier session)."""
 
     # --- the service -------------------------------------------------------------------------
 
@@ -201,12 +203,37 @@ class Hub:
             if isinstance(view, dict):
                 reads = view.get("reads")
                 self.view = view
+                self.table.expect(view)
+                if self.lay_back_at_start and (view.get("committed_tags") or any(view.get("rack_tags") or ())):
+                    self.lay_back_at_start = False  # once: the table of an earlier session, as it was left
+                    self._spawn(self._lay_back_at_start())
                 self.broadcast(json.dumps({"type": "view", "view": view}))
                 if reads != self._reads:  # the board was read otherwise: the tiles may have moved (a script)
                     self._reads = reads
-                    task = asyncio.get_running_loop().create_task(self.refresh_tags())
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
+                    self._spawn(self.refresh_tags())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _lay_back_at_start(self) -> None:
+        """The tiles of the resumed game back where they were (the tiles of a real table stay
+        on it when the laptop, and with it the simulated board, starts again)."""
+        try:
+            async with self._hands:
+                await self._lay_back()
+        except (ActionError, SimControlError) as e:
+            log.warning("the tiles could not be laid back: %s", e)
+            return
+        self.broadcast(json.dumps({"type": "note", "message": "the tiles of the resumed game lie where they were"}))
+
+    async def _lay_back(self) -> None:
+        await self.refresh_tags()
+        for step in self.table.lay_back():
+            if not isinstance(step, float):
+                await self.sim_send(step)
+        await self.refresh_tags()
 
     # --- the board -------------------------------------------------------------------------------
 
@@ -306,6 +333,9 @@ class Hub:
                     await self._gesture(action)
             case FaultAction():
                 await self._fault(action)
+            case LayBackAction():
+                async with self._hands:
+                    await self._lay_back()
 
     async def _button(self, page: Page, action: ButtonAction) -> None:
         channel = self.channel
