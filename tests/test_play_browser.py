@@ -8,6 +8,7 @@ takes some 30 s here.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -133,6 +134,7 @@ def test_a_whole_german_game_by_drags_and_clicks(folder: Path) -> None:
     try:
         with browser_page(sync_api, play.url) as page:
             hands = Hands(page, shots)
+            watch_frames(page)
             begin(hands)
             deal(hands, 1, "HAUSTEN")
             deal(hands, 2, "?NDEIRT")
@@ -157,6 +159,10 @@ def test_a_whole_german_game_by_drags_and_clicks(folder: Path) -> None:
             hands.press("done", 2)
             hands.wait('play.view.mode === "blank"', "the blank's question")
             hands.shot("05-blank-picker")
+            # Ben's panel asks him for the blank's letter, Anna's does not: each panel its own seat's frames
+            hands.wait('window.testFrames["0"] && window.testFrames["1"]'
+                       ' && window.testFrames["0"].png !== window.testFrames["1"].png', "the seats' panels differ")
+            assert_panels_show_their_frames(page, ["0", "1"], shots)
             hands.press("done", 2)  # the next letter
             hands.press("done", 2, hold=LONG)  # taken
             hands.wait('play.view.board["I7"] && play.view.board["I7"].blank', "the blank's play")
@@ -224,12 +230,14 @@ def test_the_cable_and_the_power_pulled_from_the_page_mid_game(folder: Path) -> 
     try:
         with browser_page(sync_api, play.url) as page:
             hands = Hands(page, shots)
+            watch_frames(page)
             begin(hands)
             deal(hands, 1, "HAUSTEN")
             deal(hands, 2, "?NDEIRT")
             lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
             hands.press("done", 1)
             hands.wait('play.view.board["H8"] && play.view.scores[0] === 10', "HAUS scored")
+            assert_panels_show_their_frames(page, ["table"], shots)  # the 3.12in panel, 256 x 64 at 2x
             refill(hands, 1, "RIEX")
 
             # the cable pulled: the service says the board is away; Ben lays meanwhile
@@ -346,3 +354,66 @@ def test_four_seats_fit_a_laptop_and_every_panel_shows_its_own_frames(folder: Pa
     finally:
         code = play.stop()
     assert code == 0
+
+
+def test_an_earlier_session_resumes_with_its_tiles_laid_back(folder: Path) -> None:
+    """``play --state`` of an earlier session: on a bare table (``--bare-table``) the page shows
+    the very tiles the service asks back, a letter dropped on an asked cell is that tile, and
+    one click lays them all back; by default they lie where they were from the start."""
+    sync_api = need_browser()
+    shots = OUTPUT / "resume"
+    shutil.rmtree(shots, ignore_errors=True)
+    args = ["--rules", "de", "--players", "Anna,Ben", "--seed", "5", *FAST]
+    play = PlayProcess(folder, args)
+    try:
+        with browser_page(sync_api, play.url) as page:
+            hands = Hands(page, shots)
+            begin(hands)
+            deal(hands, 1, "HAUSTEN")
+            deal(hands, 2, "?NDEIRT")
+            lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
+            hands.press("done", 1)
+            hands.wait('play.view.board["K8"] && play.view.scores[0] === 10', "HAUS scored")
+            committed = hands.js("play.view.committed_tags")
+            racks = hands.js("play.view.rack_tags")
+    finally:
+        assert play.stop() == 0
+    assert sorted(committed) == ["H8", "I8", "J8", "K8"] and [len(r) for r in racks] == [3, 7]  # (Anna has not drawn yet)
+    lying = "Object.entries(%s).every(([loc, uid]) => play.tags[loc] === uid)" % json.dumps(committed)
+    on_racks = "%s.every((rack) => rack.every((uid) => Object.values(play.tags).includes(uid)))" % json.dumps(racks)
+
+    play = PlayProcess(folder, [*args, "--bare-table"])
+    try:
+        with browser_page(sync_api, play.url) as page:
+            hands = Hands(page, shots)
+            hands.wait('play.view && Object.keys(play.view.asked).length === 4 && play.status.service === "running"',
+                       "the tiles asked back")
+            assert hands.js("play.view.asked") == committed  # the very tiles, by tag
+            asked = page.locator('[data-loc="H8"] .tile.asked')
+            name = hands.js(f'play.hello.tiles["{committed["H8"]}"].name')
+            assert asked.get_attribute("data-name") == name and asked.inner_text().startswith("H")
+            hands.shot("01-bare-table-asks")
+            hands.draw("H8", "H")  # the H the journal expects, whichever copy that is
+            assert hands.tags()["H8"] == committed["H8"]
+            hands.wait('!play.view.asked["H8"]', "H8 put right")
+            assert hands.click("#lay-back")["ok"]
+            hands.wait(f'{lying} && {on_racks} && Object.keys(play.view.asked).length === 0'
+                       ' && play.view.to_place.length === 0', "every tile back")
+            hands.shot("02-laid-back")
+            page.keyboard.down("m")  # any button: the game goes on, Ben to play
+            page.wait_for_timeout(200)
+            page.keyboard.up("m")
+            hands.wait("!play.view.paused && play.view.turn === 1 && play.view.scores[0] === 10", "the game going on")
+    finally:
+        assert play.stop() == 0
+
+    play = PlayProcess(folder, args)
+    try:
+        with browser_page(sync_api, play.url) as page:
+            hands = Hands(page, shots)
+            hands.wait(f'play.view && play.view.paused && {lying} && {on_racks}', "the tiles where they were")
+            hands.settled(sorted(committed))
+            assert hands.view()["to_place"] == [] and hands.view()["asked"] == {}
+            hands.shot("03-resumed-as-it-was")
+    finally:
+        assert play.stop() == 0
