@@ -77,6 +77,16 @@ def lay(hands: Hands, seat: int, word: dict[str, str]) -> None:
     hands.settled(list(word))
 
 
+def haus(hands: Hands) -> None:
+    """The first draw, the deal, and Anna's HAUS across the centre (10 points)."""
+    begin(hands)
+    deal(hands, 1, "HAUSTEN")
+    deal(hands, 2, "?NDEIRT")
+    lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
+    hands.press("done", 1)
+    hands.wait('play.view.board["K8"] && play.view.scores[0] === 10', "HAUS scored")
+
+
 def scores(hands: Hands) -> list[int]:
     return list(hands.view()["scores"])
 
@@ -231,12 +241,7 @@ def test_the_cable_and_the_power_pulled_from_the_page_mid_game(folder: Path) -> 
         with browser_page(sync_api, play.url) as page:
             hands = Hands(page, shots)
             watch_frames(page)
-            begin(hands)
-            deal(hands, 1, "HAUSTEN")
-            deal(hands, 2, "?NDEIRT")
-            lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
-            hands.press("done", 1)
-            hands.wait('play.view.board["H8"] && play.view.scores[0] === 10', "HAUS scored")
+            haus(hands)
             assert_panels_show_their_frames(page, ["table"], shots)  # the 3.12in panel, 256 x 64 at 2x
             refill(hands, 1, "RIEX")
 
@@ -368,12 +373,7 @@ def test_an_earlier_session_resumes_with_its_tiles_laid_back(folder: Path) -> No
     try:
         with browser_page(sync_api, play.url) as page:
             hands = Hands(page, shots)
-            begin(hands)
-            deal(hands, 1, "HAUSTEN")
-            deal(hands, 2, "?NDEIRT")
-            lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
-            hands.press("done", 1)
-            hands.wait('play.view.board["K8"] && play.view.scores[0] === 10', "HAUS scored")
+            haus(hands)
             committed = hands.js("play.view.committed_tags")
             racks = hands.js("play.view.rack_tags")
     finally:

@@ -9,6 +9,7 @@ hangs up (the page shows a stop, not a power cut); a power cut says nothing (the
 from __future__ import annotations
 
 import asyncio
+import os
 import json
 from pathlib import Path
 from typing import Any
@@ -190,3 +191,21 @@ def test_frames_shown_again_to_a_new_page_are_marked_so(where: Path) -> None:
 
     live, late = asyncio.run(session())
     assert "replay" not in live and late["replay"] is True and late["seq"] == live["seq"]
+
+
+def test_the_folders_of_killed_tables_are_removed(short_dir: Path) -> None:
+    import subprocess
+    import sys
+
+    from scoreboard.play.stack import FOLDER_PREFIX, OWNER, remove_stale_folders
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          timeout=30)
+    stale, live, making = (short_dir / f"{FOLDER_PREFIX}{n}" for n in ("stale", "live", "making"))
+    for folder in (stale, live, making):
+        folder.mkdir()
+        (folder / "board.control").write_text("")
+    (stale / OWNER).write_text(gone.stdout.strip())  # a play killed with -9: its pid is no more
+    (live / OWNER).write_text(str(os.getpid()))
+    assert remove_stale_folders(short_dir) == [stale]
+    assert not stale.exists() and live.exists() and making.exists()
