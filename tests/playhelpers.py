@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -278,6 +280,72 @@ def assert_panels_show_their_frames(page: Any, keys: Sequence[str], shots: Path,
                 want.save(shots / f"panel-{key}-pushed.png")
             raise AssertionError(f"panel {key} does not show the frame the service pushed for it: {differ} pixels"
                                  " differ (-1: no frame came)")
+
+
+# --- the German game's moves, by hand ----------------------------------------------------------------
+
+LONG = 0.8  # seconds a long press is held (buttons.long_ms is 0.6 s here)
+FAST = ["--set", "buttons.long_ms=600", "--set", "game.challenge_seconds=60"]
+SEAT_PANELS = ["--set", "display.driver=sh1106", "--set", "display.mux_address=0x70",
+               "--set", "display.seat_channels=[0, 1]"]
+
+
+@pytest.fixture()
+def folder() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="play-"))  # short: unix socket paths are short
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def begin(hands: Hands) -> None:
+    """The draw for the first player (Anna's A beats Ben's E), the tiles back, the deal."""
+    hands.wait('play.view && play.view.phase === "first-draw" && play.status.service === "running"', "the first draw")
+    hands.draw("R1.1", "A")
+    hands.draw("R2.1", "E")
+    hands.wait('play.view.first_draw === null || play.view.phase !== "first-draw" || '
+               'play.view.first_draw.letters.join("") === "AE"', "the draw read")
+    hands.shot("01-first-draw")
+    hands.move("R1.1", "bag")
+    hands.move("R2.1", "bag")
+    hands.wait('play.view.phase === "playing"', "the game to start")
+
+
+def deal(hands: Hands, seat: int, letters: str) -> None:
+    for slot, letter in enumerate(letters, start=1):
+        if not hands.tags().get(f"R{seat}.{slot}"):
+            hands.draw(f"R{seat}.{slot}", letter)
+
+
+def refill(hands: Hands, seat: int, letters: str) -> None:
+    """Draw ``letters`` into the seat's free slots."""
+    free = [f"R{seat}.{s}" for s in range(1, 8) if f"R{seat}.{s}" not in hands.tags()]
+    for loc, letter in zip(free, letters):
+        hands.draw(loc, letter)
+
+
+def slot_of(hands: Hands, seat: int, letter: str) -> str:
+    tiles = hands.js("play.hello.tiles")
+    for loc, uid in sorted(hands.tags().items()):
+        if loc.startswith(f"R{seat}.") and tiles[uid]["letter"] == letter:
+            return loc
+    raise AssertionError(f"no {letter} on seat {seat}'s rack: {hands.tags()}")
+
+
+def lay(hands: Hands, seat: int, word: dict[str, str]) -> None:
+    """Lay rack tiles on cells: {"H8": "H", ...}."""
+    for cell, letter in word.items():
+        hands.move(slot_of(hands, seat, letter), cell)
+    hands.settled(list(word))
+
+
+def haus(hands: Hands) -> None:
+    """The first draw, the deal, and Anna's HAUS across the centre (10 points)."""
+    begin(hands)
+    deal(hands, 1, "HAUSTEN")
+    deal(hands, 2, "?NDEIRT")
+    lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
+    hands.press("done", 1)
+    hands.wait('play.view.board["K8"] && play.view.scores[0] === 10', "HAUS scored")
 
 
 def exported_gcg(state: Path) -> str:
