@@ -48,6 +48,7 @@ class Stack:
 
     def __init__(self, control: Path) -> None:
         self.service_control = control
+        self.board_control = control.with_name("board.control")
         self.alive = True
 
     class settings:  # noqa: N801
@@ -209,3 +210,30 @@ def test_the_folders_of_killed_tables_are_removed(short_dir: Path) -> None:
     (live / OWNER).write_text(str(os.getpid()))
     assert remove_stale_folders(short_dir) == [stale]
     assert not stale.exists() and live.exists() and making.exists()
+
+
+def test_a_lost_connection_to_the_board_is_made_again(where: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request that timed out closes the board's client; the next gesture connects again."""
+    from scoreboard.sim.client import SimControl
+
+    class Lost(Board):
+        closed = True
+
+    class Again(Board):
+        closed = False
+
+        def tags(self) -> dict[str, bytes]:
+            return {"H8": b"\x01\x02\x03\x04\x05\x06\x07"}
+
+    connected: list[Path] = []
+
+    def connect(path: Path, timeout: float) -> Again:
+        connected.append(path)
+        return Again()
+
+    monkeypatch.setattr(SimControl, "connect", connect)
+    hub, stack = hub_on(where)
+    hub.sim = Lost()  # type: ignore[assignment]
+    asyncio.run(hub.refresh_tags())
+    assert connected == [stack.board_control] and isinstance(hub.sim, Again)
+    assert hub.table.where == {"H8": b"\x01\x02\x03\x04\x05\x06\x07"}

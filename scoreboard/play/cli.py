@@ -188,7 +188,7 @@ async def _serve(args: argparse.Namespace, config: Config, overrides: list[str],
     finally:
         follower.cancel()
         await hub.close()
-        sim.close()
+        hub.sim.close()  # (the hub may have connected again)
         await stack.close()
     return 0
 

@@ -58,6 +58,7 @@ __all__ = ["KEYS", "LOOPBACK_NAMES", "STATIC", "Hub", "Server", "TableInfo", "al
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
+BOARD_S = 10.0  # seconds the simulated board may take to answer (a loaded machine)
 PAGE_QUEUE = 512  # messages waiting for a page that reads slowly; more and it is hung up on
 KEYS: Mapping[int, tuple[str, str]] = {1: ("a", "z"), 2: ("s", "x"), 3: ("d", "c"), 4: ("f", "v")}
 """Each seat's keys for Done and Challenge (held: a long press); Menu is ``m``."""
@@ -237,10 +238,18 @@ class Hub:
 
     # --- the board -------------------------------------------------------------------------------
 
+    def _board(self) -> SimControl:
+        """The simulated board's client; connected again when a request timed out or the
+        board hung up (the client then closes: a slow moment must not end the table)."""
+        if getattr(self.sim, "closed", False):
+            log.warning("the connection to the simulated board was lost: connecting again")
+            self.sim = SimControl.connect(self.stack.board_control, timeout=BOARD_S)
+        return self.sim
+
     async def sim_send(self, command: Command | str) -> Reply:
         """One request to the simulated board (its client blocks: in a thread, one at a time)."""
         async with self._sim_lock:
-            reply = await asyncio.to_thread(self.sim.request, str(command))
+            reply = await asyncio.to_thread(lambda: self._board().request(str(command)))
         plugged = reply.pty is not None
         if plugged != self.plugged:
             self.plugged = plugged
@@ -251,7 +260,7 @@ class Hub:
         """Where the tags lie now, to every page."""
         try:
             async with self._sim_lock:
-                tags = await asyncio.to_thread(self.sim.tags)
+                tags = await asyncio.to_thread(lambda: self._board().tags())
         except SimControlError as e:
             log.error("the simulated board does not answer: %s", e)
             return
