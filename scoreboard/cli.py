@@ -37,6 +37,17 @@ class Handler:
         return f"Handler({self.target!r})"
 
 
+def _port(text: str) -> int:
+    """A TCP port number, 0 (any free one) to 65535 (argparse's type: a usage error otherwise)."""
+    try:
+        port = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is a whole number from 0 to 65535, not {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a whole number from 0 to 65535, not {port}")
+    return port
+
+
 def _config_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
     p.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a key")
@@ -260,11 +271,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--watch", action="store_true", help="watch the demo's scripted game live instead (hands off)")
     p.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
                    help="the address to listen on (default 127.0.0.1; any other needs --token)")
-    p.add_argument("--port", type=int, default=8716, metavar="N", help="the port (default 8716; 0: any free one)")
+    p.add_argument("--port", type=_port, default=8716, metavar="N", help="the port (default 8716; 0: any free one)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="another name the page may be reached by (its Host; besides 127.0.0.1, localhost, ::1 and"
+                   " --host); repeatable")
     p.add_argument("--token", metavar="TOKEN", help="a secret the page's address must carry (at least 16 characters;"
                    " or $SCOREBOARD_PLAY_TOKEN); needed with --host")
     p.add_argument("--state", metavar="DIR", help="the session's folder: journal in DIR/state, frames in DIR/out"
                    " (default: a new one under STATE/play/)")
+    p.add_argument("--bare-table", action="store_true", help="with --state of an earlier session: start with every"
+                   " tile in the bag (by default the resumed game's tiles lie where they were, as on a real table)")
     p.add_argument("--seed", type=int, help="seed of the blind draws from the bag (default: random)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser, only print the address")
     p.set_defaults(func=Handler("scoreboard.play.cli:cmd_play"))

@@ -38,7 +38,10 @@ from scoreboard.controller.state import MENU_ITEMS
 from scoreboard.demo_games import DEMO_GAMES
 from scoreboard.screens.models import MenuItem
 
-__all__ = ["ScriptWriter", "cmd_demo", "demo_script", "short_demo_script"]
+__all__ = ["DEMO_PLAYERS", "ScriptWriter", "cmd_demo", "demo_script", "short_demo_script"]
+
+DEMO_PLAYERS = ("Anna", "Ben")
+"""The demo's players (``make demo``, ``scoreboard play --watch``)."""
 
 SETTLE = 0.8  # seconds for the board to settle before a Done (stabiliser: 2 reports, 0.3 s)
 
@@ -489,13 +492,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for old_file in ("screens.gif", "screens.txt", "game.gcg"):
         (out / old_file).unlink(missing_ok=True)
     state = out / "state"
-    players = ["Anna", "Ben"]
+    players = list(DEMO_PLAYERS)
     language = get_profile(args.rules).tile_set.language
     config = load_config(
         None,
         [
             f"game.rules={args.rules}",
-            f'game.players=["{players[0]}", "{players[1]}"]',
+            f'game.players=["{players[0]}", "{players[1]}"]',  # (names without quotes)
             f"ui.language={language}",
             f"paths.state_dir={state.resolve()}",
             *(["voice.enabled=true"] if getattr(args, "voice", False) else []),

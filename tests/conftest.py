@@ -6,6 +6,11 @@ kind; a fault that was not survived fails the run even if its test did not.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
 import faultlog
 import pytest
 
@@ -43,3 +48,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     lost = faultlog.not_survived()
     if lost:
         terminalreporter.line(f"faults NOT survived: {lost}: the run fails", red=True)
+
+
+@pytest.fixture()
+def short_dir() -> Iterator[Path]:
+    """A folder with a short path (a unix socket's path has at most 107 bytes; tmp_path's may be longer)."""
+    folder = Path(tempfile.mkdtemp(prefix="sb-test-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

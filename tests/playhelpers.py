@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import os
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -72,15 +74,17 @@ class PlayProcess:
 
 
 @contextmanager
-def browser_page(sync_api: Any, url: str) -> Iterator[Any]:
-    """A Chromium page on ``url`` (its console errors fail the test)."""
+def browser_page(sync_api: Any, url: str, width: int = 1500, height: int = 1400, scale: float = 1) -> Iterator[Any]:
+    """A Chromium page on ``url`` in a window of ``width`` x ``height`` CSS pixels, ``scale``
+    device pixels to one (its console errors fail the test)."""
     errors: list[str] = []
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, timeout=PATIENCE * 1000)
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1400})
+            page = browser.new_page(viewport={"width": width, "height": height}, device_scale_factor=scale)
             page.set_default_timeout(PATIENCE * 1000)
             page.on("pageerror", lambda e: errors.append(str(e)))
+            page.set_default_navigation_timeout(PATIENCE * 1000)
             page.goto(url)
             yield page
         finally:
@@ -199,6 +203,149 @@ class Hands:
     def click(self, selector: str) -> dict[str, Any]:
         self.page.click(selector)
         return self.wait_answer()
+
+
+# --- what the panels show -------------------------------------------------------------------------------
+
+WATCH_FRAMES = """(() => {
+  // the frames the service pushed, per display, on a WebSocket of the test's own (not the page's script)
+  if (window.testFrames) return;
+  window.testFrames = {};
+  const token = new URLSearchParams(location.search).get("token");
+  const ws = new WebSocket(`ws://${location.host}/ws` + (token ? `?token=${encodeURIComponent(token)}` : ""));
+  ws.onmessage = (ev) => {
+    const m = JSON.parse(ev.data);
+    if (m.type !== "frame") return;
+    const key = m.panel === null ? "table" : String(m.panel);
+    const old = window.testFrames[key];
+    if (!old || old.seq < m.seq) window.testFrames[key] = m;
+  };
+  window.testFramesSocket = ws;
+})()"""
+
+
+def watch_frames(page: Any) -> None:
+    """From now on ``window.testFrames`` holds each display's last frame, as the service pushed it."""
+    page.evaluate(WATCH_FRAMES)
+
+
+def panel_difference(page: Any, key: str, frame: dict[str, Any]) -> tuple[int, Any, Any]:
+    """How many device pixels of the panel ``key`` differ from ``frame`` scaled up by nearest
+    neighbour (each panel pixel a square of the panel's whole scale); the shot and the frame scaled."""
+    import base64
+    import io
+
+    from PIL import Image, ImageChops
+
+    img = page.locator(f'img.panel[data-panel="{key}"]')
+    img.scroll_into_view_if_needed(timeout=PATIENCE * 1000)
+    box = img.evaluate("(e) => { const r = e.getBoundingClientRect(); return {scale: Number(e.dataset.scale),"
+                       " x: r.left + e.clientLeft, y: r.top + e.clientTop, w: e.clientWidth, h: e.clientHeight,"
+                       " ratio: window.devicePixelRatio}; }")
+    k, ratio = box["scale"], box["ratio"]
+    with Image.open(io.BytesIO(base64.b64decode(frame["png"]))) as png:
+        want = png.convert("RGB").resize((png.width * k, png.height * k), Image.Resampling.NEAREST)
+    shown = (round(box["w"] * ratio), round(box["h"] * ratio))
+    assert shown == want.size, f"panel {key}: {shown} device pixels on the page, {want.size} at {k}x"
+    with Image.open(io.BytesIO(page.screenshot(animations="disabled", timeout=PATIENCE * 1000))) as shot:
+        whole = shot.convert("RGB")
+    x, y = round(box["x"] * ratio), round(box["y"] * ratio)
+    best: tuple[int, Any] = (want.width * want.height + 1, None)
+    for dx, dy in ((0, 0), (0, -1), (0, 1), (-1, 0), (1, 0), (-1, -1), (1, 1), (-1, 1), (1, -1)):
+        # (where a half-pixel position puts the panel: the picture must match exactly, at most 1 px aside)
+        got = whole.crop((x + dx, y + dy, x + dx + want.width, y + dy + want.height))
+        differ = sum(1 for v in ImageChops.difference(got, want).convert("L").tobytes() if v)
+        best = min(best, (differ, got), key=lambda b: b[0])
+    return best[0], best[1], want
+
+
+def assert_panels_show_their_frames(page: Any, keys: Sequence[str], shots: Path, tries: int = 30) -> None:
+    """Each panel ``key`` shows, pixel for pixel at a whole scale, the last frame the service
+    pushed for that display (a seat's frame on another seat's panel fails)."""
+    for key in keys:
+        differ = -1
+        for _ in range(tries):
+            frame = page.evaluate(f"window.testFrames && window.testFrames[{json.dumps(key)}] || null")
+            if frame is not None:
+                differ, got, want = panel_difference(page, key, frame)
+                if page.evaluate(f"window.testFrames[{json.dumps(key)}].seq") != frame["seq"]:
+                    continue  # a new frame came meanwhile: again
+                if differ == 0:
+                    break
+            time.sleep(0.1)
+        else:
+            if differ > 0:
+                shots.mkdir(parents=True, exist_ok=True)
+                got.save(shots / f"panel-{key}-shown.png")
+                want.save(shots / f"panel-{key}-pushed.png")
+            raise AssertionError(f"panel {key} does not show the frame the service pushed for it: {differ} pixels"
+                                 " differ (-1: no frame came)")
+
+
+# --- the German game's moves, by hand ----------------------------------------------------------------
+
+LONG = 0.8  # seconds a long press is held (buttons.long_ms is 0.6 s here)
+FAST = ["--set", "buttons.long_ms=600", "--set", "game.challenge_seconds=60"]
+SEAT_PANELS = ["--set", "display.driver=sh1106", "--set", "display.mux_address=0x70",
+               "--set", "display.seat_channels=[0, 1]"]
+
+
+@pytest.fixture()
+def folder() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="play-"))  # short: unix socket paths are short
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def begin(hands: Hands) -> None:
+    """The draw for the first player (Anna's A beats Ben's E), the tiles back, the deal."""
+    hands.wait('play.view && play.view.phase === "first-draw" && play.status.service === "running"', "the first draw")
+    hands.draw("R1.1", "A")
+    hands.draw("R2.1", "E")
+    hands.wait('play.view.first_draw === null || play.view.phase !== "first-draw" || '
+               'play.view.first_draw.letters.join("") === "AE"', "the draw read")
+    hands.shot("01-first-draw")
+    hands.move("R1.1", "bag")
+    hands.move("R2.1", "bag")
+    hands.wait('play.view.phase === "playing"', "the game to start")
+
+
+def deal(hands: Hands, seat: int, letters: str) -> None:
+    for slot, letter in enumerate(letters, start=1):
+        if not hands.tags().get(f"R{seat}.{slot}"):
+            hands.draw(f"R{seat}.{slot}", letter)
+
+
+def refill(hands: Hands, seat: int, letters: str) -> None:
+    """Draw ``letters`` into the seat's free slots."""
+    free = [f"R{seat}.{s}" for s in range(1, 8) if f"R{seat}.{s}" not in hands.tags()]
+    for loc, letter in zip(free, letters):
+        hands.draw(loc, letter)
+
+
+def slot_of(hands: Hands, seat: int, letter: str) -> str:
+    tiles = hands.js("play.hello.tiles")
+    for loc, uid in sorted(hands.tags().items()):
+        if loc.startswith(f"R{seat}.") and tiles[uid]["letter"] == letter:
+            return loc
+    raise AssertionError(f"no {letter} on seat {seat}'s rack: {hands.tags()}")
+
+
+def lay(hands: Hands, seat: int, word: dict[str, str]) -> None:
+    """Lay rack tiles on cells: {"H8": "H", ...}."""
+    for cell, letter in word.items():
+        hands.move(slot_of(hands, seat, letter), cell)
+    hands.settled(list(word))
+
+
+def haus(hands: Hands) -> None:
+    """The first draw, the deal, and Anna's HAUS across the centre (10 points)."""
+    begin(hands)
+    deal(hands, 1, "HAUSTEN")
+    deal(hands, 2, "?NDEIRT")
+    lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
+    hands.press("done", 1)
+    hands.wait('play.view.board["K8"] && play.view.scores[0] === 10', "HAUS scored")
 
 
 def exported_gcg(state: Path) -> str:

@@ -9,68 +9,13 @@ takes some 30 s here.
 from __future__ import annotations
 
 import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from engine import gcg
-from playhelpers import OUTPUT, Hands, PlayProcess, browser_page, exported_gcg, journal_result, need_browser
-
-LONG = 0.8  # seconds a long press is held (buttons.long_ms is 0.6 s here)
-FAST = ["--set", "buttons.long_ms=600", "--set", "game.challenge_seconds=60"]
-SEAT_PANELS = ["--set", "display.driver=sh1106", "--set", "display.mux_address=0x70",
-               "--set", "display.seat_channels=[0, 1]"]
-
-
-@pytest.fixture()
-def folder() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="play-"))  # short: unix socket paths are short
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def begin(hands: Hands) -> None:
-    """The draw for the first player (Anna's A beats Ben's E), the tiles back, the deal."""
-    hands.wait('play.view && play.view.phase === "first-draw" && play.status.service === "running"', "the first draw")
-    hands.draw("R1.1", "A")
-    hands.draw("R2.1", "E")
-    hands.wait('play.view.first_draw === null || play.view.phase !== "first-draw" || '
-               'play.view.first_draw.letters.join("") === "AE"', "the draw read")
-    hands.shot("01-first-draw")
-    hands.move("R1.1", "bag")
-    hands.move("R2.1", "bag")
-    hands.wait('play.view.phase === "playing"', "the game to start")
-
-
-def deal(hands: Hands, seat: int, letters: str) -> None:
-    for slot, letter in enumerate(letters, start=1):
-        if not hands.tags().get(f"R{seat}.{slot}"):
-            hands.draw(f"R{seat}.{slot}", letter)
-
-
-def refill(hands: Hands, seat: int, letters: str) -> None:
-    """Draw ``letters`` into the seat's free slots."""
-    free = [f"R{seat}.{s}" for s in range(1, 8) if f"R{seat}.{s}" not in hands.tags()]
-    for loc, letter in zip(free, letters):
-        hands.draw(loc, letter)
-
-
-def slot_of(hands: Hands, seat: int, letter: str) -> str:
-    tiles = hands.js("play.hello.tiles")
-    for loc, uid in sorted(hands.tags().items()):
-        if loc.startswith(f"R{seat}.") and tiles[uid]["letter"] == letter:
-            return loc
-    raise AssertionError(f"no {letter} on seat {seat}'s rack: {hands.tags()}")
-
-
-def lay(hands: Hands, seat: int, word: dict[str, str]) -> None:
-    """Lay rack tiles on cells: {"H8": "H", ...}."""
-    for cell, letter in word.items():
-        hands.move(slot_of(hands, seat, letter), cell)
-    hands.settled(list(word))
+from playhelpers import (  # noqa: F401 (folder: a fixture)
+    FAST, LONG, OUTPUT, SEAT_PANELS, Hands, PlayProcess, assert_panels_show_their_frames, begin, browser_page, deal,
+    exported_gcg, folder, haus, journal_result, lay, need_browser, refill, slot_of, watch_frames,
+)
 
 
 def scores(hands: Hands) -> list[int]:
@@ -130,6 +75,7 @@ def test_a_whole_german_game_by_drags_and_clicks(folder: Path) -> None:
     try:
         with browser_page(sync_api, play.url) as page:
             hands = Hands(page, shots)
+            watch_frames(page)
             begin(hands)
             deal(hands, 1, "HAUSTEN")
             deal(hands, 2, "?NDEIRT")
@@ -154,6 +100,10 @@ def test_a_whole_german_game_by_drags_and_clicks(folder: Path) -> None:
             hands.press("done", 2)
             hands.wait('play.view.mode === "blank"', "the blank's question")
             hands.shot("05-blank-picker")
+            # Ben's panel asks him for the blank's letter, Anna's does not: each panel its own seat's frames
+            hands.wait('window.testFrames["0"] && window.testFrames["1"]'
+                       ' && window.testFrames["0"].png !== window.testFrames["1"].png', "the seats' panels differ")
+            assert_panels_show_their_frames(page, ["0", "1"], shots)
             hands.press("done", 2)  # the next letter
             hands.press("done", 2, hold=LONG)  # taken
             hands.wait('play.view.board["I7"] && play.view.board["I7"].blank', "the blank's play")
@@ -221,12 +171,9 @@ def test_the_cable_and_the_power_pulled_from_the_page_mid_game(folder: Path) -> 
     try:
         with browser_page(sync_api, play.url) as page:
             hands = Hands(page, shots)
-            begin(hands)
-            deal(hands, 1, "HAUSTEN")
-            deal(hands, 2, "?NDEIRT")
-            lay(hands, 1, {"H8": "H", "I8": "A", "J8": "U", "K8": "S"})
-            hands.press("done", 1)
-            hands.wait('play.view.board["H8"] && play.view.scores[0] === 10', "HAUS scored")
+            watch_frames(page)
+            haus(hands)
+            assert_panels_show_their_frames(page, ["table"], shots)  # the 3.12in panel, 256 x 64 at 2x
             refill(hands, 1, "RIEX")
 
             # the cable pulled: the service says the board is away; Ben lays meanwhile

@@ -10,9 +10,7 @@ import json
 import os
 import socket
 import stat
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +87,8 @@ class Conn:
 
 
 @pytest.fixture()
-def where() -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="chan-"))  # short: a unix socket's path is short
-    yield folder / "control"
-    for child in folder.iterdir():
-        child.unlink()
-    folder.rmdir()
+def where(short_dir: Path) -> Path:
+    return short_dir / "control"
 
 
 def views(state: object) -> dict[str, Any]:
@@ -257,3 +251,15 @@ def test_the_asyncio_client_gets_answers_in_order_and_events_besides(where: Path
     events = asyncio.run(session())
     assert events == [{"kind": "table", "view": {"turn": 0}}]
     assert pins[ButtonId(1, Role.DONE)].edges == ["low", "high"]
+
+
+def test_a_watcher_is_told_the_service_stops_before_it_hangs_up(where: Path) -> None:
+    channel = TableChannel(where, buttons(2), 2, views)
+    channel.open()
+    watcher, other = Conn(where), Conn(where)
+    assert watcher.ask("watch")["kind"] == "ok" and other.ask("ping")["kind"] == "ok"
+    channel.close()
+    assert watcher.line() == {"kind": "bye", "why": "the service is stopping"}
+    assert watcher.sock.recv(1) == b"" and other.sock.recv(1) == b""  # then hung up on; the other only hung up on
+    watcher.close()
+    other.close()

@@ -9,8 +9,14 @@ import asyncio
 import json
 import random
 import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +27,12 @@ from engine.board import Square
 from engine.rules import get_profile
 from scoreboard.play.table import (
     BAG, MAX_MESSAGE, SLIDE_STEP_S, ActionError, ActionProblem, ButtonAction, DrawAction, FaultAction, FaultKind,
-    MoveAction, PhysicalTable, fault_commands, parse_action,
+    LayBackAction, MoveAction, PhysicalTable, fault_commands, parse_action,
 )
 from scoreboard.sim.commands import Fault, Location, Move, Place, Plug, Reboot, Recover, Remove, Slide, Unplug
 from scoreboard.sim.tags import tile_uid
+
+PATIENCE = 10.0  # seconds a wait may take before it counts as a hang
 
 GERMAN = get_profile("de").tile_set
 
@@ -46,7 +54,7 @@ def table(**where: str) -> PhysicalTable:
 @pytest.mark.parametrize(("message", "action"), [
     ({"type": "button", "seat": 2, "button": "done", "down": True}, ButtonAction(ButtonId(2, Role.DONE), True)),
     ({"type": "button", "button": "menu", "down": False}, ButtonAction(ButtonId(None, Role.MENU), False)),
-    ({"type": "draw", "to": "R1.3", "letter": "e"}, DrawAction("R1.3", "E")),
+    ({"type": "draw", "to": "R1.3", "letter": "e"}, DrawAction("R1.3", "e")),
     ({"type": "draw", "to": "R1.3", "letter": None}, DrawAction("R1.3", None)),
     ({"type": "move", "from": "R1.3", "to": "H8"}, MoveAction("R1.3", "H8")),
     ({"type": "fault", "fault": "kill-reader", "reader": 18}, FaultAction(FaultKind.KILL_READER, 18)),
@@ -70,7 +78,8 @@ def test_the_pages_messages_parse(message: dict[str, Any], action: object) -> No
     ('{"type": "fault", "fault": "kill-reader", "reader": 19}', ActionProblem.READER, "no reader 19 on this board: readers 0-18"),
     ('{"type": "fault", "fault": "kill-reader"}', ActionProblem.MALFORMED, "'reader' must be a reader"),
     ('{"type": "move", "id": "x", "from": "H8", "to": "H9"}', ActionProblem.MALFORMED, "'id' must be a whole number"),
-    ("x" * (MAX_MESSAGE + 1), ActionProblem.TOO_LONG, f"at most {MAX_MESSAGE}"),
+    ("x" * (MAX_MESSAGE + 1), ActionProblem.TOO_LONG, f"a message of {MAX_MESSAGE + 1} bytes; at most {MAX_MESSAGE}"),
+    ("ü" * (MAX_MESSAGE // 2 + 1), ActionProblem.TOO_LONG, f"a message of {MAX_MESSAGE + 2} bytes"),  # bytes, not characters
 ])
 def test_every_bad_message_is_refused_with_its_problem(text: str, problem: ActionProblem, says: str) -> None:
     with pytest.raises(ActionError) as caught:
@@ -83,7 +92,7 @@ def test_every_bad_message_is_refused_with_its_problem(text: str, problem: Actio
 
 def test_a_draw_puts_a_tile_of_the_bag_on_a_rack_slot() -> None:
     t = table(H8="A.0", R1_1="E.0")
-    [place] = t.plan(DrawAction("r1.2", "Y"))
+    [place] = t.plan(DrawAction("r1.2", "y"))
     assert place == Place(Location("R1.2"), uid("Y.0"))  # the one Y
     [blind] = t.plan(DrawAction("R1.2"))
     assert isinstance(blind, Place) and blind.uid in {r.uid for r in t.bag()}
@@ -108,6 +117,12 @@ def test_a_gesture_that_cannot_be_done_is_refused(action: DrawAction | MoveActio
     with pytest.raises(ActionError) as caught:
         t.plan(action)
     assert caught.value.problem is problem and says in str(caught.value)
+
+
+def test_a_letter_of_the_set_is_taken_as_it_is() -> None:
+    """ß is no letter of the German set (it is played as SS): refused by its own name, not upper-cased into 'SS'."""
+    with pytest.raises(ActionError, match="no letter 'ß' in the german tile set"):
+        table().plan(DrawAction("R1.1", "ß"))
 
 
 def test_an_empty_bag_says_so() -> None:
@@ -177,6 +192,9 @@ def test_the_summary_of_a_game_in_play() -> None:
     assert view["reads"]["R2.1"] == r.racks[1][0].hex().upper()  # rack slots as the board's commands name them
     assert all(loc.startswith("R") or loc[0] in "ABCDEFGHIJKLMNO" for loc in view["reads"])
     assert view["mode"] == "idle" and not view["paused"] and view["away"] is None
+    assert view["committed_tags"]["H8"] == view["reads"]["H8"] and len(view["committed_tags"]) == 4
+    assert view["rack_tags"][1] == sorted(view["reads"][f"R2.{n}"] for n in range(1, 8))  # Ben's rack, by tag
+    assert view["asked"] == {}
     json.dumps(view)  # plain JSON data
 
 
@@ -186,7 +204,7 @@ def test_the_summary_of_a_game_in_play() -> None:
 class WsClient:
     """A WebSocket client on a plain socket (wsproto, which uvicorn uses too)."""
 
-    def __init__(self, port: int, path: str, origin: str | None = None) -> None:
+    def __init__(self, port: int, path: str, origin: str | None = None, host: str | None = None) -> None:
         from wsproto import WSConnection
         from wsproto.connection import ConnectionType
         from wsproto.events import Request
@@ -194,7 +212,7 @@ class WsClient:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.ws = WSConnection(ConnectionType.CLIENT)
         headers = [(b"origin", origin.encode())] if origin else []
-        self.sock.sendall(self.ws.send(Request(host=f"127.0.0.1:{port}", target=path, extra_headers=headers)))
+        self.sock.sendall(self.ws.send(Request(host=host or f"127.0.0.1:{port}", target=path, extra_headers=headers)))
         self.pending: list[Any] = []
 
     def _events(self) -> Iterator[Any]:
@@ -263,13 +281,13 @@ class FakeStack:
         out = Path("/nonexistent")
 
 
-@pytest.fixture()
-def server() -> Iterator[tuple[int, Any]]:
-    """The web application on a free port with a hub over no board and no service."""
+@contextmanager
+def serving(token: str | None) -> Iterator[tuple[int, Any]]:
+    """The web application on a free port of 127.0.0.1 with a hub over no board and no service."""
     pytest.importorskip("uvicorn", reason="uvicorn is missing: pip install 'scoreboard[play]'")
     from scoreboard.play.web import Hub, Server, TableInfo, make_app
 
-    info = TableInfo("de", "de", ("Anna", "Ben"), (256, 64), False, ((0, ("A1",)),), token="s3cret-token-0123456789")
+    info = TableInfo("de", "de", ("Anna", "Ben"), (256, 64), False, ((0, ("A1",)),), token=token)
     hub = Hub(info, table(), FakeStack(), FakeSim())  # type: ignore[arg-type]
     server = Server(make_app(lambda: hub, info))
     sock = socket.create_server(("127.0.0.1", 0))
@@ -277,24 +295,40 @@ def server() -> Iterator[tuple[int, Any]]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_until_complete, args=(server.serve(sockets=[sock]),), daemon=True)
     thread.start()
+    deadline = time.monotonic() + PATIENCE
     while not server.started:
+        assert time.monotonic() < deadline, "the web server did not start"
         threading.Event().wait(0.01)
-    yield port, hub
-    server.stop()
-    thread.join(timeout=10)
+    try:
+        yield port, hub
+    finally:
+        server.stop()
+        thread.join(timeout=PATIENCE)
+        assert not thread.is_alive(), "the web server did not stop"
+
+
+@pytest.fixture()
+def server() -> Iterator[tuple[int, Any]]:
+    """The web application (with a token) on a free port, over no board and no service."""
+    with serving("s3cret-token-0123456789") as served:
+        yield served
+
+
+@pytest.fixture()
+def open_server() -> Iterator[tuple[int, Any]]:
+    """The web application on 127.0.0.1 without a token (the default), over no board and no service."""
+    with serving(None) as served:
+        yield served
 
 
 def test_a_page_without_the_token_is_refused(server: tuple[int, Any]) -> None:
-    import urllib.error
-    import urllib.request
-
     port, _ = server
     with pytest.raises(urllib.error.HTTPError) as caught:
-        urllib.request.urlopen(f"http://127.0.0.1:{port}/")
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=PATIENCE)
     assert caught.value.code == 401 and b"needs its token" in caught.value.read()
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/?token=s3cret-token-0123456789") as page:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/?token=s3cret-token-0123456789", timeout=PATIENCE) as page:
         assert b"<title>Scoreboard" in page.read()
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/play.js") as script:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/play.js", timeout=PATIENCE) as script:
         assert b"new WebSocket" in script.read()  # the page's own files, from the package
     for path in ("/ws", "/ws?token=wrong"):
         ws = WsClient(port, path)
@@ -302,6 +336,48 @@ def test_a_page_without_the_token_is_refused(server: tuple[int, Any]) -> None:
         assert refused["type"] == "refused" and refused["problem"] == "token" and "needs its token" in refused["message"]
         assert closed == {"closed": 4401}
         ws.close()
+
+
+def fetch_page(port: int, path: str, host: str) -> tuple[int, bytes]:
+    """``GET path`` from the server on 127.0.0.1:``port`` with the ``Host`` header ``host``."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def test_a_page_reached_by_another_name_is_refused_without_a_token_too(open_server: tuple[int, Any]) -> None:
+    """DNS rebinding: a site whose name now points at 127.0.0.1 gets neither the page nor the WebSocket."""
+    port, hub = open_server
+    evil = f"evil.example:{port}"
+    for path in ("/", "/static/play.js"):
+        status, body = fetch_page(port, path, evil)
+        assert status == 403 and b"answers only by the address" in body
+    ws = WsClient(port, "/ws", origin=f"http://{evil}", host=evil)
+    refused, closed = ws.messages(2)
+    assert refused["type"] == "refused" and refused["problem"] == "host" and closed == {"closed": 4401}
+    ws.close()
+    assert not hub.pages
+    for name in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", "localhost"):
+        status, body = fetch_page(port, "/", name)
+        assert status == 200 and b"<title>Scoreboard" in body
+        ws = WsClient(port, "/ws", origin=f"http://{name}", host=name)
+        assert [m["type"] for m in ws.messages(3)] == ["hello", "status", "tags"]
+        ws.close()
+
+
+def test_the_names_a_table_answers_by() -> None:
+    pytest.importorskip("starlette", reason="starlette is missing: pip install 'scoreboard[play]'")
+    from scoreboard.play.web import LOOPBACK_NAMES, allowed_hosts, host_name
+
+    assert allowed_hosts("127.0.0.1") == LOOPBACK_NAMES
+    assert allowed_hosts("192.0.2.7", ["Table.local"]) == LOOPBACK_NAMES | {"192.0.2.7", "table.local"}
+    assert allowed_hosts("::1") == LOOPBACK_NAMES and allowed_hosts("[fe80::1]") == LOOPBACK_NAMES | {"fe80::1"}
+    assert allowed_hosts("0.0.0.0") is None and allowed_hosts("::") is None  # any name: the token guards it
+    assert host_name("LocalHost:8716") == "localhost" and host_name("[::1]:8716") == "::1"
+    assert host_name("127.0.0.1") == "127.0.0.1" and host_name("::1") == "::1" and host_name(None) == ""
 
 
 def test_a_page_of_another_site_is_refused(server: tuple[int, Any]) -> None:
@@ -339,14 +415,43 @@ def test_bad_messages_get_answers_and_the_connection_goes_on(server: tuple[int, 
     (["--host", "192.0.2.1", "--token", "short"], "a token of at least 16 characters, not 5"),
     (["--watch", "--players", "Anna,Ben,Cleo"], "--watch plays the demo's game of two players"),
     (["--rules", "de", "--set", "game.rack=8"], "game.rack"),
+    (["--players", "Anna"], "--players 'Anna': [\"Anna\"] has 1 name"),
+    (["--players", "A,B,C,D,E"], "--players 'A,B,C,D,E': [\"A\", \"B\", \"C\", \"D\", \"E\"] has 5 names"),
+    (["--host", "no such host!", "--token", "a-token-of-sixteen-chars"], "scoreboard: "),
 ])
 def test_play_refuses_to_start_so(args: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import scoreboard.play.cli as play_cli
     from scoreboard.cli import main
 
+    async def started(*args: object) -> int:  # a refusal that let the table start fails at once, not by hanging
+        raise AssertionError("the table started")
+
+    monkeypatch.setattr(play_cli, "_serve", started)
     monkeypatch.delenv("SCOREBOARD_PLAY_TOKEN", raising=False)
     assert main(["play", "--no-browser", "--port", "0", "--state", str(tmp_path), *args]) == 2
     assert says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--port", "99999"], "argument --port: a port is a whole number from 0 to 65535, not 99999"),
+    (["--port", "-1"], "not -1"),
+    (["--port", "eighty"], "not 'eighty'"),
+    (["--seed", "x"], "argument --seed: invalid int value"),
+])
+def test_bad_options_of_play_are_usage_errors_without_a_traceback(args: list[str], says: str, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "scoreboard.cli", "play", "--no-browser", "--state", str(tmp_path), *args],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_player_names_are_taken_as_they_are(tmp_path: Path) -> None:
+    from scoreboard.config import load_config
+    from scoreboard.play.cli import players_override
+
+    names = ['An"na', "B\\u0041en", "Zoë"]
+    config = load_config(None, [players_override(names)])
+    assert config.player_names() == tuple(names)
 
 
 def test_loopback_needs_no_token_and_the_address_carries_one() -> None:
@@ -363,3 +468,46 @@ def test_loopback_needs_no_token_and_the_address_carries_one() -> None:
         assert address(sock, "t0ken") == f"http://127.0.0.1:{port}/?token=t0ken"
     finally:
         sock.close()
+
+
+# --- a game resumed on a table whose tiles are in the bag ---------------------------------------------------
+
+
+def resumed(**where: str) -> PhysicalTable:
+    """A table whose service has HAUS committed on H8-K8 and asks it back, with Ben's rack E.1 T.0."""
+    t = table(**where)
+    t.expect({"asked": {"H8": uid("H.0").hex(), "I8": uid("A.2").hex()},
+              "committed_tags": {"H8": uid("H.0").hex(), "I8": uid("A.2").hex(), "J8": uid("U.1").hex()},
+              "rack_tags": [[], [uid("E.1").hex(), uid("T.0").hex()]]})
+    return t
+
+
+def test_a_letter_dropped_on_an_asked_cell_is_the_very_tile_asked_for() -> None:
+    t = resumed()
+    assert t.plan(DrawAction("H8", "h")) == [Place(Location("H8"), uid("H.0"))]
+    assert t.plan(DrawAction("I8", None)) == [Place(Location("I8"), uid("A.2"))]
+    with pytest.raises(ActionError, match=r"I8 asks for A.2 \(a A\), not a E") as caught:
+        t.plan(DrawAction("I8", "E"))
+    assert caught.value.problem is ActionProblem.BAG
+    with pytest.raises(ActionError, match="goes onto a rack slot first"):
+        t.plan(DrawAction("J9", "U"))  # not asked for
+    assert t.plan(DrawAction("R2.3", "e")) == [Place(Location("R2.3"), uid("E.1"))]  # Ben's own E, as committed
+
+
+def test_the_tiles_are_laid_back_as_they_were() -> None:
+    t = resumed(R2_7="H.0")
+    assert t.lay_back() == [
+        Move(Location("R2.7"), Location("H8")),  # from a rack onto its cell
+        Place(Location("I8"), uid("A.2")),
+        Place(Location("J8"), uid("U.1")),
+        Place(Location("R2.1"), uid("E.1")),
+        Place(Location("R2.2"), uid("T.0")),
+    ]
+    t.update({"H8": uid("H.0"), "I8": uid("A.2"), "J8": uid("U.1"), "R2.1": uid("E.1"), "R2.4": uid("T.0")})
+    with pytest.raises(ActionError, match="every committed tile lies where it was already"):
+        t.lay_back()
+    t.update({"H8": uid("E.0"), "I8": uid("A.2"), "J8": uid("U.1"), "R2.1": uid("E.1"), "R2.4": uid("T.0")})
+    with pytest.raises(ActionError, match="other tiles lie on H8") as caught:
+        t.lay_back()
+    assert caught.value.problem is ActionProblem.OCCUPIED
+    assert parse_action('{"type": "lay-back", "id": 4}', 2, 19) == (LayBackAction(), 4)

@@ -277,7 +277,10 @@ class TableChannel:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
         self._thread = None
+        bye = _line({"kind": "bye", "why": "the service is stopping"})
         for client in list(self.clients):
+            if client.watching:  # told first: a watcher tells a stop from a power cut (which says nothing)
+                self._send(client, bye)
             self._drop(client)
         if self._listener is not None:
             self._listener.close()

@@ -7,7 +7,8 @@ the demo's scripted game (:func:`scoreboard.demo.demo_script`) on the same table
 live, hands off. The web server listens on 127.0.0.1; another address (``--host``) needs a
 token (``--token`` or ``$SCOREBOARD_PLAY_TOKEN``, at least 16 characters), which the page's
 address carries. Every session has its own journal (``--state DIR``, default a new folder
-under ``STATE/play/``), so that ``scoreboard export --set paths.state_dir=DIR`` finds its game.
+under ``STATE/play/``), so that ``scoreboard export --format gcg --set paths.state_dir=DIR/state``
+finds its game.
 Ctrl-C (or SIGTERM) stops all three.
 """
 
@@ -16,19 +17,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
+import json
 import logging
 import os
 import random
 import secrets
+import shlex
 import signal
 import socket
 import sys
 import time
 import webbrowser
+from collections.abc import Sequence
 from pathlib import Path
 
 from engine.errors import ScoreboardError
-from scoreboard.config import Config, load_config, state_dir
+from scoreboard.config import Config, ConfigError, load_config, state_dir
 
 __all__ = ["MIN_TOKEN", "PlayError", "address", "check_binding", "cmd_play", "main"]
 
@@ -72,13 +76,31 @@ def address(sock: socket.socket, token: str | None) -> str:
 
 
 def _overrides(args: argparse.Namespace) -> list[str]:
+    """The ``--set`` overrides of the command line, ``--rules`` and ``--players`` among them
+    (``--watch`` without ``--players``: the demo's Anna and Ben)."""
     overrides = list(args.set)
     if args.rules:
         overrides.append(f"game.rules={args.rules}")
-    if args.players:
+    if args.players is not None:
         names = [n.strip() for n in args.players.split(",") if n.strip()]
-        overrides.append("game.players=[" + ", ".join(f'"{n}"' for n in names) + "]")
+        overrides.append(players_override(names))
+    elif args.watch:
+        from scoreboard.demo import DEMO_PLAYERS
+
+        overrides.append(players_override(DEMO_PLAYERS))
     return overrides
+
+
+def players_override(names: Sequence[str]) -> str:
+    """``game.players=[...]`` with each name a TOML string as it is (quotes and backslashes kept)."""
+    return "game.players=[" + ", ".join(json.dumps(n, ensure_ascii=False) for n in names) + "]"
+
+
+def _players_error(e: ConfigError, args: argparse.Namespace) -> ScoreboardError:
+    """A refusal of ``game.players`` that came from ``--players``, said of ``--players``."""
+    if args.players is not None and e.key == "game.players":
+        return PlayError(f"--players {args.players!r}: {e.message}")
+    return e
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -94,32 +116,41 @@ def cmd_play(args: argparse.Namespace) -> int:
     try:
         check_binding(args.host, token)
         overrides = _overrides(args)
-        config = load_config(args.config, overrides)
+        try:
+            config = load_config(args.config, overrides)
+        except ConfigError as e:
+            raise _players_error(e, args) from None
         if args.watch and (len(config.player_names()) != 2):
             raise PlayError("--watch plays the demo's game of two players; leave out --players or name two")
         session = Path(args.state) if args.state else state_dir(config) / "play" / time.strftime("%Y%m%d-%H%M%S")
+        earlier = (session / "state").is_dir() and any((session / "state").iterdir())
         session.mkdir(parents=True, exist_ok=True)
         sock = socket.create_server((args.host, args.port), family=socket.AF_INET6 if ":" in args.host else socket.AF_INET)
-    except (ScoreboardError, OSError) as e:
+    except (ScoreboardError, OSError, OverflowError) as e:  # (OverflowError: a port beyond 65535 from a config)
         print(f"scoreboard: {e}", file=sys.stderr)
         return 2
     url = address(sock, token)
     print(f"the table: {url}", flush=True)
     journal = (session / "state").resolve()
-    print(f"its journal: {journal} (scoreboard export --set paths.state_dir={journal})", flush=True)
+    print(f"its journal: {journal} (scoreboard export --format gcg --set {shlex.quote(f'paths.state_dir={journal}')})",
+          flush=True)
     try:
-        return asyncio.run(_serve(args, config, overrides, session, sock, token, url))
+        if earlier:
+            print("an earlier session's journal: its game resumes" + (
+                ", its tiles laid back where they were" if not args.bare_table else
+                " on a bare table (--bare-table): lay the tiles back as the service asks"), flush=True)
+        return asyncio.run(_serve(args, config, overrides, session, sock, token, url, earlier and not args.bare_table))
     except KeyboardInterrupt:
         return 0
 
 
 async def _serve(args: argparse.Namespace, config: Config, overrides: list[str], session: Path, sock: socket.socket,
-                 token: str | None, url: str) -> int:
+                 token: str | None, url: str, lay_back: bool = False) -> int:
     from firmware import frames as F
     from firmware.scanner import row_layout
     from scoreboard.play.stack import StackSettings, TableStack
     from scoreboard.play.table import PhysicalTable
-    from scoreboard.play.web import Hub, Server, TableInfo, make_app
+    from scoreboard.play.web import Hub, Server, TableInfo, allowed_hosts, make_app
 
     profile = config.rule_profile()
     names = config.player_names()
@@ -137,9 +168,11 @@ async def _serve(args: argparse.Namespace, config: Config, overrides: list[str],
     readers = tuple((i, tuple(str(F.loc_name(loc)) for loc in locs)) for i, locs in enumerate(layout.readers))
     panel = config.display.chosen_panel()
     info = TableInfo(profile.name, config.language(), tuple(names), panel.size, bool(config.display.seat_channels),
-                     readers, watch=bool(args.watch), token=token, long_s=config.buttons.long_ms / 1000)
+                     readers, watch=bool(args.watch), token=token, long_s=config.buttons.long_ms / 1000,
+                     hosts=allowed_hosts(args.host, args.allow_host))
     table = PhysicalTable(profile.tile_set, len(names), profile.rack_size, random.Random(args.seed))
     hub = Hub(info, table, stack, sim)
+    hub.lay_back_at_start = lay_back
     stack.on_service = hub.on_service
     server = Server(make_app(lambda: hub, info))
     loop = asyncio.get_running_loop()
@@ -155,7 +188,7 @@ async def _serve(args: argparse.Namespace, config: Config, overrides: list[str],
     finally:
         follower.cancel()
         await hub.close()
-        sim.close()
+        hub.sim.close()  # (the hub may have connected again)
         await stack.close()
     return 0
 

@@ -7,7 +7,8 @@ process ends, however it ends (each watches a pipe only this process holds). The
 power can be pulled (:meth:`TableStack.pull_power`: SIGKILL, then started again with the
 same journal, as a Pi whose plug is pulled and put back); the board keeps its tiles, as a
 board controller on its own supply does. Each start of the service is announced to the
-``on_service`` callback, each end too (with its exit status).
+``on_service`` callback, each end too (with its exit status). A folder left by a ``play``
+that was killed (its owner gone) is removed by the next one.
 """
 
 from __future__ import annotations
@@ -26,11 +27,36 @@ from pathlib import Path
 
 from scoreboard.sim.client import SimControl
 
-__all__ = ["StackSettings", "TableStack"]
+__all__ = ["StackSettings", "TableStack", "remove_stale_folders"]
 
 log = logging.getLogger(__name__)
 
 START_S = 30.0  # seconds a process may take to open its socket
+
+
+FOLDER_PREFIX = "sb-play-"
+OWNER = "owner"  # the folder's file naming the process that made it
+
+
+def remove_stale_folders(root: Path | None = None) -> list[Path]:
+    """Remove the stack folders (their sockets) of ``play`` processes that are gone (a
+    ``kill -9`` leaves its folder behind); the folders removed."""
+    removed = []
+    for folder in (root or Path(tempfile.gettempdir())).glob(FOLDER_PREFIX + "*"):
+        try:
+            if folder.stat().st_uid != os.getuid():
+                continue
+            pid = int((folder / OWNER).read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            continue  # not ours, or still being made
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+        except PermissionError:
+            pass  # (alive, someone else's)
+    return removed
 
 
 @dataclass(frozen=True)
@@ -55,7 +81,9 @@ class TableStack:
     def __init__(self, settings: StackSettings, on_service: Callable[[str, int | None], None] = lambda what, code: None) -> None:
         self.settings = settings
         self.on_service = on_service
-        self.folder = Path(tempfile.mkdtemp(prefix="sb-play-"))
+        remove_stale_folders()
+        self.folder = Path(tempfile.mkdtemp(prefix=FOLDER_PREFIX))
+        (self.folder / OWNER).write_text(str(os.getpid()), encoding="ascii")
         self.link = self.folder / "board"
         self.board_control = self.folder / "board.control"
         self.service_control = self.folder / "service.control"

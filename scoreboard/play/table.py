@@ -10,7 +10,10 @@ on a rack slot; a tile from a rack to a cell, from a cell to a rack or between r
 lifted and put down; a tile from cell to cell slides through the free cells between (each
 step a ``slide``, so that the stabiliser sees a real slide: the tile answers on two cells
 for a moment), along its row or column, or round one corner; a tile dropped on the bag is
-taken off. Every bad message is an :class:`ActionError` naming its :class:`ActionProblem`.
+taken off. After a restart the service has committed tiles by their tags (:meth:`PhysicalTable.expect`):
+a letter dropped from the bag on a cell it asks back takes that very tile, a draw onto a rack
+takes a tile of that rack first, and :meth:`PhysicalTable.lay_back` puts them all back at once.
+Every bad message is an :class:`ActionError` naming its :class:`ActionProblem`.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from scoreboard.sim.tags import tile_set_uids
 
 __all__ = [
     "BAG", "MAX_MESSAGE", "SLIDE_STEP_S", "Action", "ActionError", "ActionProblem", "ButtonAction", "DrawAction",
-    "FaultAction", "FaultKind", "MoveAction", "PhysicalTable", "Plan", "TileRef", "fault_commands", "parse_action",
+    "FaultAction", "FaultKind", "LayBackAction", "MoveAction", "PhysicalTable", "Plan", "TileRef", "fault_commands", "parse_action",
 ]
 
 MAX_MESSAGE: Final = 4096
@@ -95,6 +98,12 @@ class DrawAction:
 
 
 @dataclass(frozen=True)
+class LayBackAction:
+    """The committed tiles laid back where the service has them, each rack's tiles back on
+    its rack (after a restart on a journal, as the tiles of a real table never left it)."""
+
+
+@dataclass(frozen=True)
 class MoveAction:
     """The tile on ``src`` moved to ``dst`` (a cell, a rack slot, or :data:`BAG`)."""
 
@@ -121,7 +130,7 @@ class FaultAction:
     reader: int | None = None
 
 
-Action: TypeAlias = ButtonAction | DrawAction | MoveAction | FaultAction
+Action: TypeAlias = ButtonAction | DrawAction | MoveAction | FaultAction | LayBackAction
 _BUTTONS: Mapping[str, Role] = {"done": Role.DONE, "challenge": Role.CHALLENGE, "menu": Role.MENU}
 
 
@@ -135,8 +144,9 @@ def _field(message: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
 
 def parse_action(text: str | bytes, seats: int, readers: int) -> tuple[Action, Any]:
     """The action of one page message and its ``id`` (echoed in the answer; None if absent)."""
-    if len(text) > MAX_MESSAGE:
-        raise ActionError(ActionProblem.TOO_LONG, f"a message of {len(text)} bytes; at most {MAX_MESSAGE}")
+    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
+    if size > MAX_MESSAGE:
+        raise ActionError(ActionProblem.TOO_LONG, f"a message of {size} bytes; at most {MAX_MESSAGE}")
     try:
         message = json.loads(text)
     except (ValueError, UnicodeDecodeError) as e:
@@ -171,7 +181,7 @@ def _action(message: Mapping[str, Any], seats: int, readers: int) -> Action:
         letter = message.get("letter")
         if letter is not None and (not isinstance(letter, str) or not 1 <= len(letter) <= 2):
             raise ActionError(ActionProblem.MALFORMED, "'letter' must be a letter of the tile set, or null (blind)")
-        return DrawAction(to, letter.upper() if letter is not None else None)
+        return DrawAction(to, letter)
     if kind == "move":
         return MoveAction(_field(message, "from", str, "a cell or rack slot"), _field(message, "to", str, "a cell, a rack slot or 'bag'"))
     if kind == "fault":
@@ -187,7 +197,9 @@ def _action(message: Mapping[str, Any], seats: int, readers: int) -> Action:
             if not 0 <= reader < readers:
                 raise ActionError(ActionProblem.READER, f"no reader {reader} on this board: readers 0-{readers - 1}")
         return FaultAction(fault, reader)
-    known = "button, draw, move, fault"
+    if kind == "lay-back":
+        return LayBackAction()
+    known = "button, draw, move, fault, lay-back"
     raise ActionError(ActionProblem.UNKNOWN, f"no action {json.dumps(kind)[:30]} (known: {known})")
 
 
@@ -224,6 +236,19 @@ class PhysicalTable:
             copies[tile.letter] = copy + 1
             self.tiles[uid] = TileRef(uid, f"{tile.letter}.{copy}", tile.letter, tile.value)
         self.where: dict[str, bytes] = {}  # location name -> tag
+        self.asked: dict[str, bytes] = {}  # cell -> the committed tag the service asks back there
+        self.committed: dict[str, bytes] = {}  # cell -> the committed tag the service has there
+        self.rack_tags: list[frozenset[bytes]] = []  # each seat's committed rack, by tag
+
+    def expect(self, view: Mapping[str, Any]) -> None:
+        """What the service has committed, by tag (its summary, :mod:`scoreboard.play.view`)."""
+        def tags(value: Any) -> dict[str, bytes]:
+            return {loc: bytes.fromhex(uid) for loc, uid in value.items()} if isinstance(value, dict) else {}
+
+        self.asked = tags(view.get("asked"))
+        self.committed = tags(view.get("committed_tags"))
+        racks = view.get("rack_tags")
+        self.rack_tags = [frozenset(bytes.fromhex(u) for u in rack) for rack in racks] if isinstance(racks, list) else []
 
     # --- what lies where ---
 
@@ -274,20 +299,68 @@ class PhysicalTable:
 
     def _draw(self, action: DrawAction) -> Plan:
         to = self.location(action.to)
-        if not to.startswith("R"):
+        if not to.startswith("R") and to not in self.asked:
             raise ActionError(ActionProblem.LOCATION, f"a tile from the bag goes onto a rack slot first, not {to}")
         self._free(to)
         bag = self.bag()
         if not bag:
             raise ActionError(ActionProblem.BAG, "the bag is empty")
+        letter = None
         if action.letter is not None:
-            letter = action.letter
+            letter = action.letter if action.letter in self.tile_set.counts else action.letter.upper()
             if letter not in self.tile_set.counts:
-                raise ActionError(ActionProblem.BAG, f"no letter {letter!r} in the {self.tile_set.name} tile set")
+                raise ActionError(ActionProblem.BAG, f"no letter {action.letter!r} in the {self.tile_set.name} tile set")
             bag = [ref for ref in bag if ref.letter == letter]
             if not bag:
                 raise ActionError(ActionProblem.BAG, f"no {letter} left in the bag")
-        return [Place(Location(to), self.rng.choice(bag).uid)]
+        if not to.startswith("R"):  # a cell the service asks a committed tile back on: that very tile
+            wanted = self.tiles[self.asked[to]]
+            if letter is not None and letter != wanted.letter or wanted.uid not in {ref.uid for ref in self.bag()}:
+                raise ActionError(ActionProblem.BAG, f"{to} asks for {wanted.name} (a {wanted.letter}), "
+                                  + ("not a " + letter if letter is not None and letter != wanted.letter
+                                     else "which is not in the bag"))
+            return [Place(Location(to), wanted.uid)]
+        seat = int(to[1:].partition(".")[0]) - 1
+        own = self.rack_tags[seat] if seat < len(self.rack_tags) else frozenset()
+        mine = [ref for ref in bag if ref.uid in own]  # a tile of this rack as the service has it (a restart)
+        return [Place(Location(to), (mine[0] if mine and letter is not None else self.rng.choice(bag)).uid)]
+
+    def lay_back(self) -> Plan:
+        """The commands that put every committed tile back on its cell and every rack's tiles
+        back on free slots of that rack (from the bag, or from wherever they lie on a rack);
+        :class:`ActionError` when there is nothing to put back or nothing can be."""
+        where = {uid: loc for loc, uid in self.where.items()}
+        taken = set(self.where)
+        plan: Plan = []
+        blocked: list[str] = []
+        for cell, uid in sorted(self.committed.items()):
+            if self.where.get(cell) == uid:
+                continue
+            if cell in taken:
+                blocked.append(cell)
+                continue
+            src = where.get(uid)
+            if src is not None and not src.startswith("R"):
+                continue  # on another cell: the players slide it themselves
+            plan.append(Place(Location(cell), uid) if src is None else Move(Location(src), Location(cell)))
+            taken.add(cell)
+            if src is not None:
+                taken.discard(src)
+        for seat, rack in enumerate(self.rack_tags):
+            slots = [f"R{seat + 1}.{n}" for n in range(1, self.slots + 1)]
+            for uid in sorted(rack):
+                if uid in where:
+                    continue
+                free = next((slot for slot in slots if slot not in taken), None)
+                if free is None:
+                    break
+                plan.append(Place(Location(free), uid))
+                taken.add(free)
+        if not plan:
+            if blocked:
+                raise ActionError(ActionProblem.OCCUPIED, f"other tiles lie on {', '.join(blocked)}: take them off first")
+            raise ActionError(ActionProblem.EMPTY, "every committed tile lies where it was already")
+        return plan
 
     def _move(self, action: MoveAction) -> Plan:
         src = self.location(action.src)

@@ -4,7 +4,8 @@
 plays, the scores, whose turn, the bag, the committed board (a blank with the letter it
 was given), what the board controller reads where (its tags, as the service last took them
 settled), the readers that do not answer, whether the link is away or the table paused, the
-challenge window, the tiles to put right, and the tally. The service's control channel
+challenge window, the tiles to put right (the committed ones asked back by their tags), the
+committed tiles and racks by tag, and the tally. The service's control channel
 (:mod:`scoreboard.play.channel`) pushes it whenever it changes.
 """
 
@@ -112,6 +113,11 @@ def table_view(state: TableState) -> dict[str, Any]:
     view["to_remove"] = sorted(square.name() for square in tiles.to_remove)
     view["to_place"] = sorted(square.name() for square in tiles.to_place)
     view["to_return"] = sorted(uid.hex().upper() for uid in tiles.to_return)
+    # the very tiles, by tag: where each committed one lies (the ones asked back among them) and each rack's
+    view["asked"] = {square.name(): tiles.board[square].hex().upper() for square in sorted(tiles.to_place)
+                     if square in tiles.board}
+    view["committed_tags"] = {square.name(): uid.hex().upper() for square, uid in sorted(tiles.board.items())}
+    view["rack_tags"] = [sorted(uid.hex().upper() for uid in rack) for rack in tiles.racks]
     return view
 
 

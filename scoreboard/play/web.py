@@ -15,7 +15,8 @@ false, "problem": "occupied", "message": "H8 is taken (E.2 lies there)"}``).
 Messages to the page: ``hello`` (the table's shape, names, keys), ``frame`` (a display's
 frame, PNG in base64, with the wall-clock time the service showed it), ``view`` (the
 service's summary, :mod:`scoreboard.play.view`), ``tags`` (where the tiles lie and the bag),
-``status`` (the service: running, off, starting, ended; the cable), ``answer``, ``refused``.
+``status`` (the service: starting, running, off (its power pulled), stopping (it said so before
+it hung up), ended, failed; the cable), ``answer``, ``refused``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import contextlib
 import hmac
 import json
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,31 +34,62 @@ from urllib.parse import urlsplit
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from drivers.buttons.logic import ButtonId
 from scoreboard.play.channel import ChannelClient
 from scoreboard.play.stack import TableStack
 from scoreboard.play.table import (
-    Action, ActionError, ActionProblem, ButtonAction, DrawAction, FaultAction, FaultKind, MoveAction, PhysicalTable,
-    fault_commands, parse_action,
+    Action, ActionError, ActionProblem, ButtonAction, DrawAction, FaultAction, FaultKind, LayBackAction, MoveAction,
+    PhysicalTable, fault_commands, parse_action,
 )
 from scoreboard.sim.client import Reply, SimControl, SimControlError
 from scoreboard.sim.commands import Command
 
-__all__ = ["KEYS", "STATIC", "Hub", "Server", "TableInfo", "make_app"]
+__all__ = ["KEYS", "LOOPBACK_NAMES", "STATIC", "Hub", "Server", "TableInfo", "allowed_hosts", "host_name", "host_ok",
+           "make_app"]
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
+BOARD_S = 10.0  # seconds the simulated board may take to answer (a loaded machine)
 PAGE_QUEUE = 512  # messages waiting for a page that reads slowly; more and it is hung up on
 KEYS: Mapping[int, tuple[str, str]] = {1: ("a", "z"), 2: ("s", "x"), 3: ("d", "c"), 4: ("f", "v")}
 """Each seat's keys for Done and Challenge (held: a long press); Menu is ``m``."""
 MENU_KEY = "m"
+
+
+LOOPBACK_NAMES: frozenset[str] = frozenset({"127.0.0.1", "localhost", "::1"})
+"""The names of this machine a page on 127.0.0.1 may use (any other: DNS rebinding)."""
+
+
+def allowed_hosts(host: str, more: Iterable[str] = ()) -> frozenset[str] | None:
+    """The ``Host`` names a server listening on ``host`` answers: this machine's loopback
+    names, ``host`` itself and ``more``; None (any) for a wildcard address (0.0.0.0, ::)."""
+    bare = host.strip("[]").lower()
+    if bare in ("0.0.0.0", "::", ""):
+        return None
+    return LOOPBACK_NAMES | {bare} | {name.strip("[]").lower() for name in more}
+
+
+def host_name(header: str | None) -> str:
+    """The name in a ``Host`` header, without its port or an IPv6 address's brackets."""
+    value = (header or "").strip().lower()
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def host_ok(info: TableInfo, header: str | None) -> bool:
+    """True when a request's ``Host`` header names this table (a page reached by another
+    name may be a site that rebound its name to this machine's address)."""
+    return info.hosts is None or host_name(header) in info.hosts
 
 
 @dataclass(frozen=True)
@@ -73,6 +105,15 @@ class TableInfo:
     watch: bool = False
     token: str | None = None
     long_s: float = 2.0
+    hosts: frozenset[str] | None = LOOPBACK_NAMES
+    """The names the page may be reached by (its ``Host`` header, without the port); None:
+    any (a wildcard address, which needs the token anyway)."""
+
+
+SERVICE_STATES: Mapping[str, str] = {
+    "starting": "the service is starting", "off": "the service has no power", "stopping": "the service is stopping",
+    "ended": "the service has stopped", "failed": "the service has failed", "running": "the service is running",
+}
 
 
 @dataclass(eq=False)
@@ -95,7 +136,7 @@ class Hub:
         self.pages: set[Page] = set()
         self.channel: ChannelClient | None = None
         self.view: dict[str, Any] | None = None
-        self.frames: dict[int | None, str] = {}
+        self.frames: dict[int | None, dict[str, Any]] = {}  # each display's last frame message
         self.service = "starting"
         self.detail = ""
         self.plugged = True
@@ -103,8 +144,10 @@ class Hub:
         self._sim_lock = asyncio.Lock()
         self._hands = asyncio.Lock()  # one gesture at a time on the table
         self._started = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         self._reads: Any = None
+        self.lay_back_at_start = False
+        """Lay the committed tiles back once the service tells them (``play --state`` of an earlier session)."""
 
     # --- the service -------------------------------------------------------------------------
 
@@ -119,7 +162,8 @@ class Hub:
         else:
             self.service = "ended" if code == 0 else "failed"
             self.detail = f"the service ended (exit status {code})" + (
-                "" if code == 0 else f"; its log: {self.stack.settings.out / 'service.log'}")
+                "" if code == 0 else f"; its log: {self.stack.settings.out / 'service.log'}; pull its power"
+                " (Faults) to start it again")
         self.broadcast(self.status())
 
     async def follow_service(self) -> None:
@@ -149,25 +193,63 @@ class Hub:
     def _service_event(self, event: dict[str, Any]) -> None:
         kind = event.get("kind")
         if kind == "frame":
-            message = json.dumps({"type": "frame", **{k: event.get(k) for k in ("panel", "at", "seq", "width", "height", "png")}})
-            self.frames[event.get("panel")] = message
-            self.broadcast(message)
+            frame = {"type": "frame", **{k: event.get(k) for k in ("panel", "at", "seq", "width", "height", "png")}}
+            self.frames[event.get("panel")] = frame
+            self.broadcast(json.dumps(frame))
+        elif kind == "bye":  # a stop (the game's script done, or a Ctrl-C), not a power cut
+            self.service, self.detail = "stopping", "the service is stopping"
+            self.broadcast(self.status())
         elif kind == "table":
             view = event.get("view")
             if isinstance(view, dict):
                 reads = view.get("reads")
                 self.view = view
+                self.table.expect(view)
+                if self.lay_back_at_start and (view.get("committed_tags") or any(view.get("rack_tags") or ())):
+                    self.lay_back_at_start = False  # once: the table of an earlier session, as it was left
+                    self._spawn(self._lay_back_at_start())
                 self.broadcast(json.dumps({"type": "view", "view": view}))
                 if reads != self._reads:  # the board was read otherwise: the tiles may have moved (a script)
                     self._reads = reads
-                    self._tasks.append(asyncio.get_running_loop().create_task(self.refresh_tags()))
+                    self._spawn(self.refresh_tags())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _lay_back_at_start(self) -> None:
+        """The tiles of the resumed game back where they were (the tiles of a real table stay
+        on it when the laptop, and with it the simulated board, starts again)."""
+        try:
+            async with self._hands:
+                await self._lay_back()
+        except (ActionError, SimControlError) as e:
+            log.warning("the tiles could not be laid back: %s", e)
+            return
+        self.broadcast(json.dumps({"type": "note", "message": "the tiles of the resumed game lie where they were"}))
+
+    async def _lay_back(self) -> None:
+        await self.refresh_tags()
+        for step in self.table.lay_back():
+            if not isinstance(step, float):
+                await self.sim_send(step)
+        await self.refresh_tags()
 
     # --- the board -------------------------------------------------------------------------------
+
+    def _board(self) -> SimControl:
+        """The simulated board's client; connected again when a request timed out or the
+        board hung up (the client then closes: a slow moment must not end the table)."""
+        if getattr(self.sim, "closed", False):
+            log.warning("the connection to the simulated board was lost: connecting again")
+            self.sim = SimControl.connect(self.stack.board_control, timeout=BOARD_S)
+        return self.sim
 
     async def sim_send(self, command: Command | str) -> Reply:
         """One request to the simulated board (its client blocks: in a thread, one at a time)."""
         async with self._sim_lock:
-            reply = await asyncio.to_thread(self.sim.request, str(command))
+            reply = await asyncio.to_thread(lambda: self._board().request(str(command)))
         plugged = reply.pty is not None
         if plugged != self.plugged:
             self.plugged = plugged
@@ -178,7 +260,7 @@ class Hub:
         """Where the tags lie now, to every page."""
         try:
             async with self._sim_lock:
-                tags = await asyncio.to_thread(self.sim.tags)
+                tags = await asyncio.to_thread(lambda: self._board().tags())
         except SimControlError as e:
             log.error("the simulated board does not answer: %s", e)
             return
@@ -208,7 +290,8 @@ class Hub:
 
     def welcome(self, page: Page) -> None:
         """A new page gets the table as it stands."""
-        messages = [self.hello(), self.status(), self.tags_message(), *self.frames.values()]
+        replayed = [json.dumps({**frame, "replay": True}) for frame in self.frames.values()]  # (no latency)
+        messages = [self.hello(), self.status(), self.tags_message(), *replayed]
         if self.view is not None:
             messages.append(json.dumps({"type": "view", "view": self.view}))
         for message in messages:
@@ -259,6 +342,9 @@ class Hub:
                     await self._gesture(action)
             case FaultAction():
                 await self._fault(action)
+            case LayBackAction():
+                async with self._hands:
+                    await self._lay_back()
 
     async def _button(self, page: Page, action: ButtonAction) -> None:
         channel = self.channel
@@ -268,7 +354,8 @@ class Hub:
             page.held.discard(action.button)
         if channel is None:
             if action.down:
-                raise ActionError(ActionProblem.SERVICE, f"the service is {self.service}: its buttons do nothing")
+                raise ActionError(ActionProblem.SERVICE, f"{SERVICE_STATES.get(self.service, self.service)}: its buttons"
+                                  " do nothing")
             return
         try:
             answer = await channel.request(action.request())
@@ -327,12 +414,16 @@ def _same_origin(origin: str | None, host: str | None) -> bool:
 REFUSED_TOKEN = ("this table needs its token: open the address `scoreboard play` printed, with ?token=..."
                  " (a token that is missing or wrong)")
 REFUSED_ORIGIN = "a page from another site may not play at this table"
+REFUSED_HOST = ("this table answers only by the address `scoreboard play` printed (or localhost), not by another"
+                " name (--allow-host NAME adds one)")
 
 
 def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
     """The application: the page (``/``), its files (``/static``), its WebSocket (``/ws``)."""
 
     async def index(request: Request) -> Response:
+        if not host_ok(info, request.headers.get("host")):
+            return PlainTextResponse(REFUSED_HOST + "\n", status_code=403)
         if not _token_ok(info, request.query_params.get("token")):
             return PlainTextResponse(REFUSED_TOKEN + "\n", status_code=401)
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
@@ -340,7 +431,9 @@ def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
         refusal = None
-        if not _token_ok(info, websocket.query_params.get("token")):
+        if not host_ok(info, websocket.headers.get("host")):
+            refusal = ("host", REFUSED_HOST)
+        elif not _token_ok(info, websocket.query_params.get("token")):
             refusal = ("token", REFUSED_TOKEN)
         elif not _same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
             refusal = ("origin", REFUSED_ORIGIN)
@@ -350,7 +443,7 @@ def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
         if refusal is not None or hub is None:
             problem, message = refusal or ("starting", "")
             await websocket.send_text(json.dumps({"type": "refused", "problem": problem, "message": message}))
-            await websocket.close(code=4401 if problem in ("token", "origin") else 1013)
+            await websocket.close(code=4401 if problem in ("token", "origin", "host") else 1013)
             return
         page = Page()
         hub.welcome(page)
@@ -376,10 +469,17 @@ def make_app(hub_of: Callable[[], Hub | None], info: TableInfo) -> Starlette:
             await hub.leave(page)
             sender.cancel()
 
+    async def static(scope: Scope, receive: Receive, send: Send) -> None:
+        if not host_ok(info, Headers(scope=scope).get("host")):
+            await PlainTextResponse(REFUSED_HOST + "\n", status_code=403)(scope, receive, send)
+            return
+        await files(scope, receive, send)
+
+    files = StaticFiles(directory=STATIC)
     routes = [
         Route("/", index),
         WebSocketRoute("/ws", socket),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Mount("/static", static, name="static"),
     ]
     return Starlette(routes=routes)
 

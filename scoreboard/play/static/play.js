@@ -4,12 +4,12 @@
 "use strict";
 
 const PREMIUM = { "=": ["tw", "TW"], "-": ["dw", "DW"], '"': ["tl", "TL"], "'": ["dl", "DL"] };
-const SCALE = { 128: 3, 256: 2 }; // whole screen pixels per panel pixel
+const SCALE = { 128: 3, 256: 2 }; // screen pixels per panel pixel, at most (fewer when the window is narrow)
 
 const play = {
   // what tests and the bench read: the last messages and the frame-to-page latencies
   hello: null, view: null, tags: {}, bag: {}, status: null,
-  answers: [], latencies: [], frames: 0, shownAt: {}, connected: false,
+  answers: [], latencies: [], frames: 0, shownAt: {}, shown: {}, connected: false,
   nextId: 1, socket: null, retry: 0,
 };
 window.play = play;
@@ -66,6 +66,7 @@ function receive(msg) {
       return drawSheet();
     }
     case "frame": return onFrame(msg);
+    case "note": return note(msg.message);
     case "answer": return onAnswer(msg);
     case "refused":
       play.refused = msg;
@@ -115,6 +116,7 @@ function onHello(msg) {
   $("#long-press").textContent = `${msg.long_s} s`;
   $("#shared-panel").replaceChildren();
   if (!msg.panel.seat_panels) $("#shared-panel").append(panelImage("table", msg.panel));
+  fitPanels();
 }
 
 function readerName(r) {
@@ -124,12 +126,61 @@ function readerName(r) {
 
 function panelImage(key, panel) {
   const img = el("img", "panel off");
-  const scale = SCALE[panel.width] || 2;
-  img.width = panel.width * scale;
-  img.height = panel.height * scale;
   img.alt = key === "table" ? "the display" : `seat ${Number(key) + 1}'s display`;
   img.dataset.panel = key;
+  img.dataset.width = panel.width;
+  img.dataset.height = panel.height;
   return img;
+}
+
+// Each panel pixel is a square of whole device pixels (so a one-pixel stroke is as thick
+// everywhere): k device pixels, k/devicePixelRatio CSS pixels; the border lies outside
+// (content-box). The largest such scale is taken at which the page fits the window's
+// width; a narrower window gets the next smaller whole scale.
+let panelLevel = 0;
+
+function panelScale(width, level) {
+  const ratio = window.devicePixelRatio || 1;
+  const css = Math.max(1, (SCALE[width] || 2) - level);
+  return Math.max(1, Math.round(css * ratio));
+}
+
+function sizePanels(level) {
+  const ratio = window.devicePixelRatio || 1;
+  for (const img of document.querySelectorAll("img.panel")) {
+    const w = Number(img.dataset.width), h = Number(img.dataset.height);
+    const k = panelScale(w, level);
+    img.dataset.scale = k;
+    img.style.width = `${(w * k) / ratio}px`;
+    img.style.height = `${(h * k) / ratio}px`;
+  }
+}
+
+function fitPanels() {
+  const most = Math.max(...Object.values(SCALE)) - 1;
+  // too wide: the page sticks out sideways, or the bag and buttons (the aside) are pushed
+  // below the table, where a tile cannot be dragged from the bag to a rack in one go
+  const tooWide = () => document.scrollingElement.scrollWidth > window.innerWidth
+    || $("aside").getBoundingClientRect().top >= $("#table").getBoundingClientRect().bottom;
+  panelLevel = 0;
+  sizePanels(panelLevel);
+  while (panelLevel < most && tooWide()) sizePanels(++panelLevel);
+  play.panelLevel = panelLevel;
+  snapPanels();
+}
+window.addEventListener("resize", fitPanels);
+
+// A panel centred in its box may start between two device pixels; it is moved back onto
+// whole ones (each panel pixel then covers the same device pixels as in the frame scaled up).
+function snapPanels() {
+  const ratio = window.devicePixelRatio || 1;
+  for (const img of document.querySelectorAll("img.panel")) {
+    img.style.left = img.style.top = "0px";
+    const r = img.getBoundingClientRect();
+    const off = (v) => (v * ratio - Math.floor(v * ratio + 1e-6)) / ratio;
+    img.style.left = `${-off(r.left + img.clientLeft + window.scrollX)}px`;
+    img.style.top = `${-off(r.top + img.clientTop + window.scrollY)}px`;
+  }
 }
 
 function buildBoard(msg) {
@@ -203,13 +254,19 @@ function buildBag(msg) {
 function drawStatus() {
   const s = play.status;
   const service = { running: ["service: running", "ok"], starting: ["service: starting…", "warn"],
-    off: ["service: no power", "bad"], ended: ["service: game over, stopped", "warn"], failed: ["service: failed", "bad"] }[s.service] || [s.service, ""];
+    off: ["service: no power", "bad"], stopping: [over() ? "service: game over, stopping" : "service: stopping", "warn"],
+    ended: [over() ? "service: game over, stopped" : "service: stopped", "warn"], failed: ["service: failed", "bad"] }[s.service] || [s.service, ""];
   setChip("#status-service", service[0], service[1]);
   if (s.detail) note(s.detail, s.service === "failed");
   const away = play.view && play.view.away;
   setChip("#status-board", s.plugged ? (s.dead.length ? `board: reader ${s.dead.join(", ")} dead` : "board: plugged in") : "board: unplugged",
     s.plugged ? (s.dead.length ? "warn" : "ok") : "bad");
-  for (const img of document.querySelectorAll("img.panel")) img.classList.toggle("off", s.service !== "running" && s.service !== "ended");
+  const lit = ["running", "stopping", "ended"].includes(s.service);
+  for (const img of document.querySelectorAll("img.panel")) img.classList.toggle("off", !lit);
+}
+
+function over() {
+  return Boolean(play.view && play.view.phase === "over");
 }
 
 function tileOf(uid) {
@@ -219,6 +276,7 @@ function tileOf(uid) {
 function tileElement(uid, loc) {
   const info = tileOf(uid);
   const t = el("div", "tile");
+  const committed = play.view && play.view.board[loc];
   t.dataset.uid = uid;
   t.dataset.from = loc;
   if (!info) {
@@ -227,9 +285,10 @@ function tileElement(uid, loc) {
     return t;
   }
   t.dataset.name = info.name;
-  t.append(el("span", "", info.letter === "?" ? "" : info.letter), el("span", "value", info.letter === "?" ? "" : info.value));
+  const named = committed && committed.blank;
+  t.append(el("span", info.letter === "?" ? "unnamed" : "", info.letter === "?" ? (named ? "" : "?") : info.letter),
+    el("span", "value", info.letter === "?" ? "" : info.value));
   t.title = info.name;
-  const committed = play.view && play.view.board[loc];
   if (info.letter === "?") {
     t.classList.add("blank");
     if (committed && committed.blank) {
@@ -248,6 +307,7 @@ function drawTiles() {
   const reads = view ? view.reads : {};
   const watching = play.status && play.status.service === "running" && play.status.plugged;
   const fix = new Set(view ? [...view.to_remove, ...view.to_place] : []);
+  const asked = (view && view.asked) || {};
   const dead = new Set(view ? view.dead.flatMap((d) => d.at) : []);
   for (const spot of document.querySelectorAll("#board .cell, .rack .slot")) {
     const loc = spot.dataset.loc;
@@ -255,7 +315,8 @@ function drawTiles() {
     const committed = view && view.board[loc];
     const read = watching && view ? reads[loc] || "" : "-";
     // redrawn only when what it shows changed (a tile being grabbed stays where it is)
-    const sig = [uid || "", read, committed ? committed.letter + committed.blank : "", fix.has(loc), dead.has(loc)].join("|");
+    const sig = [uid || "", read, committed ? committed.letter + committed.blank : "", fix.has(loc), dead.has(loc),
+      asked[loc] || ""].join("|");
     if (spot.dataset.sig === sig) continue;
     spot.dataset.sig = sig;
     spot.querySelectorAll(".tile").forEach((t) => t.remove());
@@ -271,12 +332,15 @@ function drawTiles() {
         t.title += " — the board controller does not read it here (yet)";
       }
       spot.append(t);
+    } else if (asked[loc]) {
+      spot.append(askedTile(asked[loc], committed));
     } else if (watching && reads[loc]) {
       const ghost = el("div", "tile ghost", "!");
       ghost.title = `the controller reads ${reads[loc]} here`;
       spot.append(ghost);
     }
   }
+  $("#lay-back").disabled = !view || !(Object.keys(asked).length || missingRackTiles(view));
   let total = 0;
   for (const t of document.querySelectorAll("#bag .tile")) {
     const n = play.bag[t.dataset.letter] || 0;
@@ -285,6 +349,26 @@ function drawTiles() {
     t.classList.toggle("none", n === 0);
   }
   $("#bag-count").textContent = `(${total} tiles)`;
+}
+
+// The very tile the service asks back on a cell (a restart on its journal): its letter (a
+// blank: "?" and the letter it was given) and its name, dashed; drop that letter from the bag
+// on it, or lay every tile back with one click.
+function askedTile(uid, committed) {
+  const info = tileOf(uid) || { letter: "?", name: uid, value: "" };
+  const t = el("div", "tile asked");
+  t.dataset.asked = uid;
+  t.dataset.name = info.name;
+  t.append(el("span", "", info.letter), el("span", "value", info.letter === "?" ? "" : info.value));
+  if (info.letter === "?" && committed && committed.blank) t.append(el("span", "given", committed.letter));
+  t.title = `the service asks for ${info.name} here: drag a${info.letter === "?" ? " blank" : "n " + info.letter}`
+    + " from the bag onto it, or lay the tiles back";
+  return t;
+}
+
+function missingRackTiles(view) {
+  const lying = new Set(Object.values(play.tags));
+  return (view.rack_tags || []).some((rack) => rack.some((uid) => !lying.has(uid)));
 }
 
 function drawSheet() {
@@ -314,6 +398,7 @@ function drawSheet() {
   for (const d of view.dead) bits.push(`reader ${d.reader} does not answer`);
   if (view.mode !== "idle") bits.push(view.mode);
   $("#game-state").textContent = bits.join(" · ");
+  snapPanels(); // (the text may have moved the seats)
   const tally = $("#tally");
   tally.hidden = !view.tally;
   if (view.tally) {
@@ -344,6 +429,8 @@ function onFrame(msg) {
     img.classList.remove("off");
     play.frames++;
     play.shownAt[key] = msg.at;
+    play.shown[key] = msg;
+    if (msg.replay) return; // shown again to a new page: no frame-to-page latency
     const now = (performance.timeOrigin + performance.now()) / 1000;
     play.latencies.push(now - msg.at);
     if (play.latencies.length > 5000) play.latencies.shift();
@@ -435,7 +522,7 @@ function dropTarget(x, y) {
 document.addEventListener("pointerdown", (ev) => {
   if (ev.button !== 0) return;
   const tile = ev.target.closest(".tile");
-  if (!tile || tile.classList.contains("ghost") || tile.classList.contains("dragging")) return;
+  if (!tile || tile.classList.contains("ghost") || tile.classList.contains("asked") || tile.classList.contains("dragging")) return;
   let source;
   if (tile.dataset.from) source = { from: tile.dataset.from };
   else if (tile.id === "bag-blind") source = { draw: null };
@@ -492,11 +579,12 @@ const faults = {
   "#fault-kill-reader": () => ({ type: "fault", fault: "kill-reader", reader: Number($("#reader-select").value) }),
   "#fault-revive-reader": () => ({ type: "fault", fault: "revive-reader", reader: Number($("#reader-select").value) }),
   "#fault-power": () => ({ type: "fault", fault: "power" }),
+  "#lay-back": () => ({ type: "lay-back" }),
 };
 for (const [sel, make] of Object.entries(faults)) {
   $(sel).addEventListener("click", () => {
     const m = make();
-    note(`you: ${m.fault}${m.reader !== undefined ? " " + m.reader : ""}`);
+    note(`you: ${m.fault || m.type}${m.reader !== undefined ? " " + m.reader : ""}`);
     send(m);
   });
 }
