@@ -286,7 +286,7 @@ def line_return_loss(z_line: float, length: float, load: float = 50.0, er_eff: f
     t = math.tan(beta_l)
     z_in = z_line * (load + 1j * z_line * t) / (z_line + 1j * load * t)
     gamma = abs((z_in - 50) / (z_in + 50))
-    return -20 * math.log10(gamma)
+    return -20 * math.log10(max(gamma, 1e-12))
 
 
 def bz(coil: rf.SquareCoil, current: float, x: float, y: float, z: float, pieces: int = 8) -> float:

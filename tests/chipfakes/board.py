@@ -47,12 +47,12 @@ RST_PIN = 15  # GPB7
 # The transmitter's analog side (hardware/boardcalc.py, "drive"): TX1's square wave's
 # fundamental through the mean of the p- and n-driver's resistance (4.7 ohm at full
 # conductance, scaled by the codes) into the reader match's 20 ohm, then the strip's 16 dB pad
-# and 0.83 dB of switch losses into the coil and its damping resistor (1.58 ohm).
+# and 0.83 dB of switch losses into the coil and its damping resistor (1.616 ohm).
 TX_R_FULL = 0.15 / 0.032
 TX_LOAD = 20.0
 PAD_DB = 16.0
 LOSS_DB = 0.83
-COIL_R = 1.58
+COIL_R = 1.616
 
 
 def coil_current_ma(cwgsp: int, cwgsn: int, tvdd: float = 3.3) -> float:
