@@ -414,9 +414,9 @@ def report() -> list[str]:
         f, margin = spi_clock(req)
         out.append(f"SPI request {req / 1e6:.2f} MHz: real {f / 1e6:.2f} MHz, half period {0.5e9 / f:.1f} ns, "
                    f"read margin {margin * 1e9:.1f} ns")
-    for r in (10e3, IRQ_PULLUP):
-        c, t, i = irq_rise(r)
-        out.append(f"IRQ pull-up {r:.0f} ohm: {c * 1e12:.0f} pF, rise to V_IH {t * 1e6:.2f} us, sink {i * 1e3:.1f} mA")
+    for pullup in (10e3, IRQ_PULLUP):
+        c, t, i = irq_rise(pullup)
+        out.append(f"IRQ pull-up {pullup:.0f} ohm: {c * 1e12:.0f} pF, rise to V_IH {t * 1e6:.2f} us, sink {i * 1e3:.1f} mA")
     clamp = clamp_current()
     out.append(f"MOSFET pair clamps at {clamp * 1e3:.1f} mA rms coil current (node peak {V_CLAMP:.1f} V)")
     shunt, series = pi_pad(PAD_DB)
