@@ -23,7 +23,7 @@ def spi(hal, reader=0, n=1000, out=print):
     """Microseconds of one register read and one register write, each timed ``n`` times in a row.
 
     Pass (DESIGN.md): at most 11 us, the cost at which the modeled worst sweep reaches the
-    250 ms target (228 ms at 8.6 us)."""
+    250 ms target (246 ms at the 9.5 us estimated at 200 MHz and 6.25 MHz)."""
     read_us, write_us = hal.spi_us(reader, n)
     out("reader %d: %.1f us a register read, %.1f us a register write (%d each)" % (reader, read_us, write_us, n))
     return read_us, write_us
