@@ -97,6 +97,7 @@ NMOS2 = _template(  # two N-MOSFETs, back to back across a coil: its short when 
     "2N7002BKS", "Q", "1:S1:p 2:G1:i 3:D2:p 4:S2:p 5:G2:i 6:D1:p", "Package_TO_SOT_SMD:SOT-363_SC-70-6")
 PIN_DIODE = _template("BAR64-02V", "D", "1:K:p 2:A:p", "Diode_SMD:D_SOD-523")
 SCHOTTKY = _template("SS14", "D", "1:K:p 2:A:p", "Diode_SMD:D_SMA")
+TVS = _template("SMBJ5.0A", "D", "1:K:p 2:A:p", "Diode_SMD:D_SMB")
 XTAL = _template("27.12MHz", "Y", "1:1:p 2:GND1:p 3:2:p 4:GND2:p", "Crystal:Crystal_SMD_3225-4Pin_3.2x2.5mm")
 R = _template("R", "R", "1:1:p 2:2:p", "Resistor_SMD:R_0603_1608Metric")
 C = _template("C", "C", "1:1:p 2:2:p", "Capacitor_SMD:C_0603_1608Metric")
@@ -134,6 +135,7 @@ KINDS: dict[str, Kind] = {
     "2N7002BKS": Kind("2N7002BKS,115", "dual N-MOSFET (idle coil short)", 0.15, 0.06),
     "BAR64-02V": Kind("BAR64-02V H6327", "PIN diode (antenna switch)", 0.20, 0.09),
     "SS14": Kind("SS14", "Schottky 1 A (VSYS OR)", 0.10, 0.04),
+    "SMBJ5.0A": Kind("SMBJ5.0A", "TVS 5 V after the input fuse (overvoltage; a reversed supply trips the fuse)", 0.20, 0.10),
     "27.12MHz": Kind("ABM8-27.120MHZ-10-1-U-T", "crystal 27.12 MHz, 10 pF", 0.60, 0.40),
     "CELL_COIL": Kind("(printed)", "15 x 15 mm printed coil, 4 turns", 0.0, 0.0),
     "PTC": Kind("MF-MSMF300-2", "polyfuse 3 A hold, 5 A trip, 1812", 0.45, 0.30),
@@ -338,6 +340,9 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
         term[1] += vin
         term[2] += gnd
         _two(FUSE, "3A", vin, v5, "PTC")
+        tvs = TVS()  # with the polyfuse before it: a reversed or over-voltage supply trips the fuse
+        tvs["K"] += v5
+        tvs["A"] += gnd
         _two(C, "470uF", v5, gnd, "Cbulk")
         v12 = _rail("+12V")
         boost = BOOST()
