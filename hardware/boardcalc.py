@@ -377,7 +377,7 @@ class Rail:
     headroom: float
 
 
-def rail_budget(strip_a: float = 0.130, total_a: float = 2.51, dropout_per_a: float = 0.425,
+def rail_budget(strip_a: float = 0.130, total_a: float = 2.53, dropout_per_a: float = 0.425,
                 strip_fuse_r: float = 3.5, main_fuse_r: float = 0.08) -> Rail:
     """The last strip at its worst current with the whole board at its worst: 5 V - 5 %,
     the main polyfuse, 50 mohm of controller copper and screw terminal, the ribbon's 2 +5 V
