@@ -94,12 +94,22 @@ RST_BIT = 0x8000  # GPB7
 # sets it for type A's 100 % ASK, so the firmware leaves it alone. The reference build's
 # tags sit 2-3 mm above 15 mm coils, so CWGsP starts at 0x14, about a third of the maximum
 # and below the reset value: less current (hardware/README.md, "Power budget") and a
-# weaker field at the neighbouring cells. On the prototype, lower it to the smallest value
-# that still reads every cell.
-CW_GSP = 0x14
+# weaker field at the neighbouring cells. The strip's 16 dB pad and this setting give about
+# 14 mA rms in the selected coil (hardware/boardcalc.py, DESIGN.md "Drive level"): 8.5 dB
+# under the current at which the selected antenna's MOSFET pair would clip, and no setting up
+# to 0x3F reaches it. bringup.drive reports the margin over the weakest setting that reads.
+CW_GSP = 0x05
 GSN = 0x88  # CWGsN 8, ModGsN 8: the reset value, written so the carrier's drive is known
 
-SPI_BAUD = 8_000_000
+# 6.25 MHz: the fastest clock whose MISO round trip over the 19 ribbons fits half a period
+# (hardware/boardcalc.py: 73 ns against 80 ns); at 200 MHz the PL022 makes exactly 6.25 MHz
+# (an 8 MHz request would give 7.69 MHz and a read margin of -8 ns).
+SPI_BAUD = 6_250_000
+EXPANDER_CHECK_BAUD = 1_000_000  # the expanders' SO is weak: their boot check runs slowly
+# RP2040 pads (PADS_BANK0): GPIOn's control register; DRIVE bits 5:4 (3 = 12 mA), SLEWFAST bit 0.
+PADS_BANK0 = 0x4001C000
+PAD_DRIVE_12MA = 0x30
+PAD_SLEWFAST = 0x01
 CPU_HZ = 200_000_000  # 125 MHz (MicroPython's default) when the core voltage cannot be raised
 VREG = 0x40064000  # VREG_AND_CHIP_RESET: VSEL bits 7:4, 0b1011 = 1.10 V (reset), 0b1100 = 1.15 V
 VSEL_115 = 0xC
@@ -137,6 +147,14 @@ def set_clock(hz):
     machine.freq(hz)
 
 
+def strong_pads(pins):
+    """12 mA drive and fast slew on ``pins`` (the SPI clock and data, the chip-select
+    lines): the reset's 4 mA would give slow edges into the controller's buffers."""
+    for p in pins:
+        addr = PADS_BANK0 + 4 + 4 * p
+        machine.mem32[addr] = (machine.mem32[addr] & ~0x31) | PAD_DRIVE_12MA | PAD_SLEWFAST
+
+
 class Rp2Hal(Hal):
     """Readers on SPI0, the link on USB CDC (``link='usb'``) or UART0 (``link='uart'``)."""
 
@@ -154,12 +172,14 @@ class Rp2Hal(Hal):
         self._txk = 0  # bytes of the first one already sent
         self._txn = 0  # bytes waiting in all
         self._stuck = None  # since when the USB buffer has had no room while bytes wait
-        self.spi = SPI(0, baudrate=spi_baud, polarity=0, phase=0,
+        self.spi_baud = spi_baud
+        self.spi = SPI(0, baudrate=min(spi_baud, EXPANDER_CHECK_BAUD), polarity=0, phase=0,
                        sck=Pin(PIN_SCK), mosi=Pin(PIN_MOSI), miso=Pin(PIN_MISO))
         for p in PIN_ADDR:
             Pin(p, Pin.OUT, value=0)
         for p in PIN_STROBE:
             Pin(p, Pin.OUT, value=1)
+        strong_pads((PIN_SCK, PIN_MOSI) + PIN_ADDR + PIN_STROBE)
         self.irq = Pin(PIN_IRQ, Pin.IN, Pin.PULL_UP)
         self._addr_all = 0
         for p in PIN_ADDR:
@@ -187,6 +207,7 @@ class Rp2Hal(Hal):
             hws = range(min(8, readers - 8 * group))
             for hw in enable_addresses(self, 16 + 3 + group, hws):  # the HAEN erratum handled there
                 unaddressed.append(8 * group + hw)
+        self.spi.init(baudrate=spi_baud)  # the expanders are only written from here on
         for r in range(readers):
             device, hw = self._mcp(r)
             self._mcp_write(device, hw, MCP_IODIRA, b"\x00\x00")

@@ -315,12 +315,13 @@ def tag_loops(diameter: float, turns: int, cx: float, cy: float, z: float) -> li
     return [circle(diameter - k * 1e-3, cx, cy, z, sides=24) for k in range(turns)]
 
 
-def idle_coil_current_ratio(m: Match, mutual_coils_h: float, shorted: bool, choke: float = 10e-6,
+def idle_coil_current_ratio(m: Match, mutual_coils_h: float, shorted: bool, c_off: float = 0.2e-12,
                             short_r: float = 4.0) -> complex:
     """Current in an idle neighbour over the read coil's current.
 
-    Open (its series switch off, nothing else): the idle coil closes through Cp and, in
-    parallel, Cs in series with its bias choke to AC ground: a resonator some 10 % above fc.
+    Open (its switch off and the MOSFET pair open, as in design B with a failed pair): the
+    idle coil closes through Cp and, in parallel, Cs in series with the off PIN diode's
+    ``c_off`` to the bus (AC ground): practically Cp alone, a resonator 10 % above fc.
     Shorted (the chosen design: a MOSFET pair across the coil and its damping resistor,
     ``short_r`` on): the coil closes through the short alone, far from any resonance. The
     read coil drives it through the coils' mutual inductance.
@@ -330,7 +331,7 @@ def idle_coil_current_ratio(m: Match, mutual_coils_h: float, shorted: bool, chok
         loop = m.coil_r + m.damping_r + short_r + 1j * w * m.inductance
     else:
         zc = 1 / (1j * w * m.cp)
-        zs = 1 / (1j * w * m.cs) + 1j * w * choke
+        zs = 1 / (1j * w * m.cs) + 1 / (1j * w * c_off)
         loop = m.coil_r + m.damping_r + 1j * w * m.inductance + zc * zs / (zc + zs)
     return -1j * w * mutual_coils_h / loop
 

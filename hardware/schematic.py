@@ -5,7 +5,7 @@ needed: ``python hardware/schematic.py OUTDIR`` runs the electrical rule check o
 and writes a KiCad netlist per board and the bill of materials (tests/test_hardware_schematic.py
 runs the same and fails on any ERC error or warning). Pin numbers follow the parts' data
 sheets (MFRC522 rev. 3.9 HVQFN32, MCP23S17 SSOP-28, TBD62083AFWG SOIC-18W, SN74LVC1G125
-SOT-23-5, 2N7002BKS SOT-363, BAR64-02V SOD-523, AMS1117 SOT-223, CD74HC154 SOIC-24,
+SOT-23-5, 2N7002BKS SOT-363, BAR64-02V SOD-523, TLV75733P SOT-23-5, SN74LVC244A TSSOP-20, CD74HC154 SOIC-24,
 Raspberry Pi Pico): check them against the sheets once more before a layout.
 
 The design and the values are explained in hardware/DESIGN.md; the values come from
@@ -85,11 +85,19 @@ SINK8 = _template(  # 8 DMOS sink drivers, 50 V outputs, 3.3 V inputs (input hig
 BOOST = _template(  # a 5 V -> 12 V boost module (MT3608), trimmed to 12 V; 12 V for the idle diodes' bias
     "MT3608_module", "U", "1:VIN:w 2:GND:w 3:VOUT:W 4:GNDO:w", "hardware:mt3608_module")
 LVC1G125 = _template("SN74LVC1G125", "U", "1:OE:i 2:A:i 3:GND:w 4:Y:t 5:VCC:w", "Package_TO_SOT_SMD:SOT-23-5")
-AMS1117 = _template("AMS1117-3.3", "U", "1:GND:w 2:VOUT:W 3:VIN:w 4:TAB:p", "Package_TO_SOT_SMD:SOT-223-3_TabPin2")
+LDO = _template(  # 1 A PMOS LDO, dropout <= 425 mV at 1 A (55 mV at a strip's 130 mA): hardware/boardcalc.rail_budget
+    "TLV75733P", "U", "1:IN:w 2:GND:w 3:EN:i 4:NC:n 5:OUT:W", "Package_TO_SOT_SMD:SOT-23-5")
+LVC244 = _template(  # octal buffer: SCK and MOSI to the groups of ribbons (hardware/boardcalc.spi_edges)
+    "SN74LVC244A", "U",
+    "1:1OE:i 2:1A1:i 3:2Y4:o 4:1A2:i 5:2Y3:o 6:1A3:i 7:2Y2:o 8:1A4:i 9:2Y1:o 10:GND:w 11:2A1:i 12:1Y4:o "
+    "13:2A2:i 14:1Y3:o 15:2A3:i 16:1Y2:o 17:2A4:i 18:1Y1:o 19:2OE:i 20:VCC:w",
+    "Package_SO:TSSOP-20_4.4x6.5mm_P0.65mm")
+UFL = _template("U.FL", "J", "1:SIG:p 2:GND:p", "Connector_Coaxial:U.FL_Hirose_U.FL-R-SMT-1_Vertical")
 NMOS2 = _template(  # two N-MOSFETs, back to back across a coil: its short when idle
     "2N7002BKS", "Q", "1:S1:p 2:G1:i 3:D2:p 4:S2:p 5:G2:i 6:D1:p", "Package_TO_SOT_SMD:SOT-363_SC-70-6")
 PIN_DIODE = _template("BAR64-02V", "D", "1:K:p 2:A:p", "Diode_SMD:D_SOD-523")
 SCHOTTKY = _template("SS14", "D", "1:K:p 2:A:p", "Diode_SMD:D_SMA")
+TVS = _template("SMBJ5.0A", "D", "1:K:p 2:A:p", "Diode_SMD:D_SMB")
 XTAL = _template("27.12MHz", "Y", "1:1:p 2:GND1:p 3:2:p 4:GND2:p", "Crystal:Crystal_SMD_3225-4Pin_3.2x2.5mm")
 R = _template("R", "R", "1:1:p 2:2:p", "Resistor_SMD:R_0603_1608Metric")
 C = _template("C", "C", "1:1:p 2:2:p", "Capacitor_SMD:C_0603_1608Metric")
@@ -121,10 +129,13 @@ KINDS: dict[str, Kind] = {
     "TBD62083AFWG": Kind("TBD62083AFWG", "8 DMOS sink drivers, 50 V (antenna switch drivers)", 0.90, 0.60),
     "MT3608_module": Kind("MT3608 boost module", "5 V to 12 V, the idle PIN diodes' reverse bias", 1.20, 0.80),
     "SN74LVC1G125": Kind("SN74LVC1G125DBVR", "MISO buffer", 0.20, 0.08),
-    "AMS1117-3.3": Kind("AMS1117-3.3", "3.3 V regulator, 1 A", 0.20, 0.08),
+    "TLV75733P": Kind("TLV75733PDBVR", "3.3 V LDO, 1 A, low dropout", 0.25, 0.12),
+    "SN74LVC244A": Kind("SN74LVC244APWR", "octal buffer (SCK/MOSI to the ribbons)", 0.35, 0.20),
+    "U.FL": Kind("U.FL-R-SMT-1", "RF test connector (NanoVNA, through 100 nF)", 0.40, 0.25),
     "2N7002BKS": Kind("2N7002BKS,115", "dual N-MOSFET (idle coil short)", 0.15, 0.06),
     "BAR64-02V": Kind("BAR64-02V H6327", "PIN diode (antenna switch)", 0.20, 0.09),
     "SS14": Kind("SS14", "Schottky 1 A (VSYS OR)", 0.10, 0.04),
+    "SMBJ5.0A": Kind("SMBJ5.0A", "TVS 5 V after the input fuse (overvoltage; a reversed supply trips the fuse)", 0.20, 0.10),
     "27.12MHz": Kind("ABM8-27.120MHZ-10-1-U-T", "crystal 27.12 MHz, 10 pF", 0.60, 0.40),
     "CELL_COIL": Kind("(printed)", "15 x 15 mm printed coil, 4 turns", 0.0, 0.0),
     "PTC": Kind("MF-MSMF300-2", "polyfuse 3 A hold, 5 A trip, 1812", 0.45, 0.30),
@@ -201,10 +212,11 @@ def reader(antennas: int, name: str) -> Circuit:
             j[num] += net
         _two(C, "100nF", v12, gnd)
         _two(C, "100uF", v5, gnd, "Cbulk")
-        reg = AMS1117()
-        reg["VIN"] += v5
-        reg["VOUT", "TAB"] += v33
+        reg = LDO()
+        reg["IN", "EN"] += v5
+        reg["OUT"] += v33
         reg["GND"] += gnd
+        reg["NC"] += ckt.NC
         _two(C, "22uF", v33, gnd, "Cbulk")
 
         rc = MFRC522()
@@ -237,13 +249,27 @@ def reader(antennas: int, name: str) -> Circuit:
         buf["Y"] += miso
         buf["VCC"] += v33
         buf["GND"] += gnd
+        _two(C, "100nF", v33, gnd)  # at the buffer
 
         # transmitter: EMC low-pass and match to the 50 ohm bus (rfcalc.reader_match, 20 ohm)
         tx, emc, bus, vmid, rx = Net("TX"), Net("EMC"), Net("RFBUS"), Net("VMID"), Net("RX")
         rc["TX1"] += tx
         _two(L, "560nH", tx, emc)
         _two(C, "100pF", emc, gnd, "C0G1%")
-        _two(C, "180pF", emc, bus, "C0G1%")  # C1, also the DC block of the bus's bias
+        pad_in, pad_out, link = Net("PAD_IN"), Net("PAD_OUT"), Net("RF_LINK")
+        _two(C, "180pF", emc, pad_in, "C0G1%")  # C1: the match to 50 ohm (rfcalc.reader_match)
+        # 16 dB pi pad (boardcalc.pi_pad: 68.8 / 153.8 ohm): no CWGsP setting can drive the
+        # coil to the selected MOSFET pair's clamp (DESIGN.md "Drive level")
+        _two(R, "68R", pad_in, gnd)
+        _two(R, "150R", pad_in, pad_out)
+        _two(R, "68R", pad_out, gnd)
+        _two(C, "100nF", pad_out, link)  # DC block: the bus sits at 5 V for the PIN bias
+        _two(R, "0R", link, bus)  # lift to measure the bus alone from the U.FL (BRINGUP step 2)
+        tp = UFL()  # the NanoVNA's port, DC blocked (the bus is at 5 V)
+        tp_sig = Net("RF_TP")
+        tp["SIG"] += tp_sig
+        tp["GND"] += gnd
+        _two(C, "100nF", tp_sig, bus)
         # receiver: from the bus through a divider to VMID (AN1445's RX circuit)
         rx_tap = Net("RXTAP")
         _two(C, "1nF", bus, rx_tap, "C0G1%")
@@ -314,6 +340,9 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
         term[1] += vin
         term[2] += gnd
         _two(FUSE, "3A", vin, v5, "PTC")
+        tvs = TVS()  # with the polyfuse before it: a reversed or over-voltage supply trips the fuse
+        tvs["K"] += v5
+        tvs["A"] += gnd
         _two(C, "470uF", v5, gnd, "Cbulk")
         v12 = _rail("+12V")
         boost = BOOST()
@@ -336,7 +365,7 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
         pico["GP3"] += mosi
         pico["GP4"] += miso
         pico["GP12"] += irq
-        _two(R, "10k", irq, v33)  # every reader's open-drain IRQ
+        _two(R, "1k", irq, v33)  # every reader's open-drain IRQ: 0.6 us to V_IH (boardcalc.irq_rise)
         _two(R, "47k", miso, v33)  # a defined MISO while nobody drives it
         safe = Net("SAFE_BOOT")
         pico["GP22"] += safe
@@ -358,6 +387,31 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
             u["E2"] += gnd
             _two(R, "10k", strobe, v33)  # no chip selected while the Pico boots
             decoders.append(u)
+        # SCK and MOSI through 3 x 74LVC244A: each output with 22 ohm in series to a group of
+        # at most 2 ribbons (boardcalc.spi_edges: 9.9 ns edges instead of 91 ns at 12 mA)
+        bufs = [LVC244() for _ in range(3)]
+        outs_sck, outs_mosi = [], []
+        for u in bufs:
+            u["VCC"] += v33
+            u["GND", "1OE", "2OE"] += gnd
+            _two(C, "100nF", v33, gnd)
+            for b in range(1, 5):
+                u[f"1A{b}"] += sck
+                u[f"2A{b}"] += mosi
+                outs_sck.append(u[f"1Y{b}"])
+                outs_mosi.append(u[f"2Y{b}"])
+        groups = (readers + 1) // 2
+        group_sck, group_mosi = [], []
+        for g in range(groups):
+            for outs, nets, name in ((outs_sck, group_sck, "SCK"), (outs_mosi, group_mosi, "MOSI")):
+                y = Net(f"{name}_B{g}")
+                y += outs[g]
+                net = Net(f"{name}_G{g}")
+                _two(R, "22R", y, net)
+                nets.append(net)
+        for outs in (outs_sck, outs_mosi):
+            for y in outs[groups:]:
+                y += ckt.NC
         nss = [decoders[0][f"Y{k}"] for k in range(16)] + [decoders[1][f"Y{k}"] for k in range(3)]
         exp_cs = [decoders[1][f"Y{3 + k}"] for k in range(3)]
         for k in range(readers):
@@ -367,8 +421,8 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
             for num in (3, 5, 7, 9, 11):
                 j[num] += gnd
             j[13] += v12
-            j[4] += sck
-            j[6] += mosi
+            j[4] += group_sck[k // 2]
+            j[6] += group_mosi[k // 2]
             j[8] += miso
             j[10] += nss[k]
             j[12] += exp_cs[k >> 3]

@@ -67,7 +67,11 @@ def test_rp2hal_boots_on_the_chips_as_the_datasheets_want() -> None:
     assert hal._error == [None] * 19 and hal._unaddressed == []
     assert [hal.reader_version(r) for r in range(19)] == [0x92] * 19
     assert board.watchdog_started == 2000 and board.cpu.kbd_intr == [-1]
-    assert board.cpu.spi_baud == 8_000_000 and board.cpu.freq_hz == 200_000_000
+    assert board.cpu.spi_baud == 6_250_000 and board.cpu.freq_hz == 200_000_000
+    assert board.cpu.spi_real_baud == 6_250_000  # the PL022 divides 200 MHz by 32 exactly
+    for pin in (2, 3, 6, 7, 8, 9, 10, 11):  # SCK, MOSI, the chip-select address and strobes
+        assert board.cpu.pads[pin] & 0x31 == 0x31, pin  # 12 mA, fast slew (hardware/DESIGN.md)
+    assert 4 not in board.cpu.pads and 12 not in board.cpu.pads  # inputs left alone
     assert board.cpu.vreg >> 4 == 0xC  # the core at 1.15 V before the clock went to 200 MHz
     for r, chip in enumerate(board.readers):
         assert chip.power == "on" and chip.resets >= 1, r  # RST pulsed through the expander
@@ -87,7 +91,7 @@ def test_the_conductance_and_radio_registers_are_written_at_every_reset() -> Non
 
     def check(chip: M.Mfrc522) -> None:
         regs = chip.regs
-        assert regs[M.CWGsPReg] == mod.CW_GSP == 0x14  # reset value 0x20
+        assert regs[M.CWGsPReg] == mod.CW_GSP == 0x05  # reset value 0x20; DESIGN.md "Drive level"
         assert regs[M.GsNReg] == mod.GSN == 0x88
         assert regs[M.ModGsPReg] == 0x20  # left at reset: no effect with Force100ASK
         assert regs[M.TxASKReg] == 0x40  # Force100ASK: ModGsP has no effect
@@ -106,7 +110,7 @@ def test_the_conductance_and_radio_registers_are_written_at_every_reset() -> Non
     assert hal.reset_reader(5)
     assert chip.resets == before + 1
     check(chip)
-    assert chip.writes[M.CWGsPReg][-1] == 0x14  # written again after the hard reset cleared it
+    assert chip.writes[M.CWGsPReg][-1] == 0x05  # written again after the hard reset cleared it
 
 
 def test_force100ask_is_what_lets_the_tags_hear_the_reader() -> None:

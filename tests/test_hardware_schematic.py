@@ -67,10 +67,14 @@ def test_the_row_strip_netlist(built: tuple[dict[str, Any], Path]) -> None:
     names = list(refs.values())
     assert names.count("MFRC522") == 1 and names.count("MCP23S17") == 1
     assert names.count("BAR64-02V") == 15 and names.count("CELL_COIL") == 15 and names.count("2N7002BKS") == 15
-    # the RF bus: 15 diode anodes, the match's C1, the RX tap, the bias choke from 5 V
+    # the RF bus: 15 diode anodes, the 0 ohm link from the pad, the RX tap, the bias choke
+    # from 5 V, the U.FL test point's DC block
     bus = nets["RFBUS"]
     assert sum(1 for ref, pin in bus if refs[ref] == "BAR64-02V" and pin == "2") == 15
-    assert len(bus) == 18
+    assert len(bus) == 19
+    # the 16 dB pad: 68 ohm to ground either side of 150 ohm, DC blocked from the bus
+    assert sorted(refs[r] for r, _ in nets["PAD_OUT"]) == ["C", "R", "R"]
+    assert sorted(refs[r] for r, _ in nets["PAD_IN"]) == ["C", "R", "R"]
     # each antenna's drive line: a sink driver's output, its 12 V pull-up, the bias resistor, two gates
     for k in range(15):
         drive = nets[f"DRV{k}"]
@@ -91,6 +95,73 @@ def test_the_controller_netlist(built: tuple[dict[str, Any], Path]) -> None:
     assert list(refs.values()).count("IDC_2x7") == 19
     assert len([1 for ref, _ in nets["IRQ"] if refs[ref] == "IDC_2x7"]) == 19
     assert (out / "bom.csv").read_text().count("\n") > 20
+
+
+# Every supply pin and the rail it must be on (ERC cannot see voltages: a TVDD on +5 V, beyond
+# the MFRC522's 4 V absolute maximum, or the sink drivers' COM on +5 V, which would clamp the
+# idle lines' 12 V, both pass it).
+SUPPLIES = {
+    "MFRC522": {"PVDD": "+3V3", "DVDD": "+3V3", "AVDD": "+3V3", "TVDD": "+3V3", "SVDD": "+3V3", "EA": "+3V3",
+                "DVSS": "GND", "AVSS": "GND", "TVSS": "GND", "TVSS2": "GND", "PVSS": "GND", "EP": "GND"},
+    "MCP23S17": {"VDD": "+3V3", "VSS": "GND", "RESET": "+3V3"},
+    "TBD62083AFWG": {"COM": "+12V", "GND": "GND"},
+    "SN74LVC1G125": {"VCC": "+3V3", "GND": "GND"},
+    "TLV75733P": {"IN": "+5V", "EN": "+5V", "OUT": "+3V3", "GND": "GND"},
+    "SN74LVC244A": {"VCC": "+3V3", "GND": "GND"},
+    "CD74HC154": {"VCC": "+3V3", "GND": "GND"},
+    "MT3608_module": {"VIN": "+5V", "VOUT": "+12V"},
+    "RPi_Pico": {"3V3": "+3V3", "VSYS": "VSYS"},
+}
+
+
+def _supply_faults(ckt: Any) -> tuple[int, list[tuple[str, str, str | None]]]:
+    """Supply pins checked, and (ref, pin, net) of every one not on its rail."""
+    checked, faults = 0, []
+    for part in ckt.parts:
+        for pin, rail in SUPPLIES.get(part.name, {}).items():
+            net = part[pin].net
+            name = net.name if net is not None else None
+            checked += 1
+            if name != rail:
+                faults.append((part.ref, pin, name))
+    return checked, faults
+
+
+def test_every_supply_pin_is_on_its_rail() -> None:
+    total = 0
+    for board, make in sch.BOARDS.items():
+        checked, faults = _supply_faults(make())
+        assert faults == [], board
+        total += checked
+    assert total > 60
+
+
+def test_the_supply_check_catches_tvdd_on_5v_and_com_on_5v() -> None:
+    ckt = sch.reader(7, "rack_reader")
+    with ckt:
+        v5 = next(n for n in ckt.nets if n.name == "+5V")
+        rc = next(p for p in ckt.parts if p.name == "MFRC522")
+        rc["TVDD"].disconnect()
+        rc["TVDD"] += v5
+        sink = next(p for p in ckt.parts if p.name == "TBD62083AFWG")
+        sink["COM"].disconnect()
+        sink["COM"] += v5
+    _, faults = _supply_faults(ckt)
+    assert sorted((pin, net) for _, pin, net in faults) == [("COM", "+5V"), ("TVDD", "+5V")]
+    assert sch.erc(ckt, "rack_reader").errors == 0  # what ERC alone lets through
+
+
+def test_the_controller_buffers_spi_in_groups_of_two(built: tuple[dict[str, Any], Path]) -> None:
+    _, out = built
+    text = (out / "controller.net").read_text()
+    refs, nets = _refs(text), _nets(text)
+    groups = [n for n in nets if n.startswith("SCK_G")]
+    assert len(groups) == 10
+    for g in groups:
+        members = nets[g]
+        assert sum(1 for ref, _ in members if refs[ref] == "IDC_2x7") in (1, 2)
+        assert sum(1 for ref, _ in members if refs[ref] == "R") == 1  # the 22 ohm from a '244 output
+    assert sorted(refs[r] for r, _ in nets["SCK"]) == ["RPi_Pico"] + ["SN74LVC244A"] * 12
 
 
 def test_erc_catches_two_outputs_on_one_net() -> None:

@@ -19,8 +19,8 @@ so the figures come from running the scheduler, not from a formula.
   read next to a word when one SPI transaction costs N = 15, 20, 30 us of CPU;
   ``scan_sweep_ms_tag<N>us`` / ``scan_adjacent_ms_tag<N>us`` the same for tags that need
   N = 200, 1000, 5000 us in the field before they answer (the settle time set to match);
-  ``scan_sweep_ms_clk200`` / ``scan_adjacent_ms_clk200`` at the firmware's 200 MHz and 8 MHz
-  SPI (8.6 us a transaction, the interpreter's bookkeeping at 125/200 of its time).
+  ``scan_sweep_ms_clk200`` / ``scan_adjacent_ms_clk200`` at the firmware's 200 MHz and 6.25 MHz
+  SPI (9.5 us a transaction, the interpreter's bookkeeping at 125/200 of its time).
 
 ``python -m scoreboard.bench.scan_model`` also prints the table of reader counts in
 TIMING.md.
@@ -103,9 +103,12 @@ def hot_cells(squares: Sequence[Square]) -> list[Square]:
 
 
 SPI_US = (15, 20, 30)  # CPU per SPI transaction, the bench's variants
-# The firmware's clock and SPI (hal_rp2: 200 MHz, 8 MHz): the 15 us transaction's 9 us of
-# interpreter at 125/200 of the time, its bytes at 8 MHz (hardware/DESIGN.md, "Sweep time").
-CLK200 = Costs(reg_us=8.6, python_scale=0.625)
+# The firmware's clock and SPI (hal_rp2: 200 MHz, SPI 6.25 MHz, the fastest clock whose read
+# round trip over the 19 ribbons fits: hardware/boardcalc.py): the 15 us transaction's 9 us
+# of interpreter at 125/200 of the time (5.6 us), its 3 bytes at 6.25 MHz (3.84 us)
+# (hardware/DESIGN.md, "Sweep time").
+SPI_HZ = 6_250_000
+CLK200 = Costs(reg_us=round(9 * 0.625 + 3 * 8e6 / SPI_HZ, 1), python_scale=0.625)
 TAG_POWERUP_US = (200, 1000, 5000)  # tag power-up, the settle time set to match
 
 
@@ -268,8 +271,8 @@ def architectures(out: Callable[[str], object] = print) -> None:
     """Worst and mean sweep per reader architecture (hardware/DESIGN.md, "Sweep time").
 
     The CPU cost of one SPI transaction is MicroPython's at 125 MHz (15 us modeled: 6 us of
-    bytes at 4 MHz, 9 us of interpreter); at 200 MHz with SPI at 8 MHz the interpreter part
-    shrinks by 125/200 and the bytes take 3 us. A strip MCU running C pays about 4 us per
+    bytes at 4 MHz, 9 us of interpreter); at 200 MHz with SPI at 6.25 MHz the interpreter
+    part shrinks by 125/200 and the bytes take 3.84 us: 9.5 us (12.6 us from 20 us). A strip MCU running C pays about 4 us per
     transaction (3 bytes at 10 MHz and about 1 us of SDK overhead, pico-sdk issue 292) and a
     twentieth of MicroPython's bookkeeping, on its own reader only: the fake HAL's one CPU
     at those costs is an upper bound. "Air time" rows replace the measured 6.5-8.5 ms of a
@@ -281,11 +284,11 @@ def architectures(out: Callable[[str], object] = print) -> None:
         ("central RP2040 125 MHz, 15 us/transaction", {}),
         ("central RP2040 125 MHz, 20 us/transaction", {"costs": Costs(reg_us=20)}),
         ("central RP2040 125 MHz, 30 us/transaction", {"costs": Costs(reg_us=30)}),
-        ("central RP2040 200 MHz, SPI 8 MHz (15 -> 8.6 us)", {"costs": CLK200}),
-        ("central RP2040 200 MHz, SPI 8 MHz (20 -> 11.8 us)", {"costs": Costs(reg_us=11.8, python_scale=0.625)}),
-        ("central, 200 MHz, 8.6 us, air time from the standard",
-         {"costs": Costs(reg_us=8.6, python_scale=0.625, tag_min_us=4200, tag_max_us=4600)}),
-        ("central, 8 readers of 2 rows, 200 MHz, 8.6 us", {"costs": CLK200, "layout": row_layout(RACKS, SLOTS, 2)}),
+        ("central RP2040 200 MHz, SPI 6.25 MHz (15 -> 9.5 us)", {"costs": CLK200}),
+        ("central RP2040 200 MHz, SPI 6.25 MHz (20 -> 12.6 us)", {"costs": Costs(reg_us=12.6, python_scale=0.625)}),
+        ("central, 200 MHz, 9.5 us, air time from the standard",
+         {"costs": Costs(reg_us=9.5, python_scale=0.625, tag_min_us=4200, tag_max_us=4600)}),
+        ("central, 8 readers of 2 rows, 200 MHz, 9.5 us", {"costs": CLK200, "layout": row_layout(RACKS, SLOTS, 2)}),
         ("a C MCU per strip (4 us, bookkeeping / 20), air time from the standard",
          {"costs": Costs(reg_us=4, python_scale=0.05, tag_min_us=4200, tag_max_us=4600)}),
     ]

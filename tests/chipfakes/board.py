@@ -20,6 +20,8 @@ frame a reader started on air while another reader's live antenna was within one
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -30,7 +32,7 @@ from firmware.scanner import Layout, row_layout
 from .clock import VirtualClock
 from .iso14443 import WUPA, Tag
 from .mcp23s17 import Mcp23s17
-from .mfrc522 import IDLE, CWGsPReg, TxControlReg, Mfrc522
+from .mfrc522 import IDLE, CWGsPReg, GsNReg, TxControlReg, Mfrc522
 from .micropython_env import CpuCosts, Rp2040, load_hal_rp2, make_modules
 from .usbcdc import UsbCdc
 
@@ -40,6 +42,27 @@ PIN_IRQ = 12
 PIN_SAFE_BOOT = 22
 EXPANDER_DEVICE = 19  # decoder 1 output 3: strips 0-7; then 20, 21
 RST_PIN = 15  # GPB7
+
+
+# The transmitter's analog side (hardware/boardcalc.py, "drive"): TX1's square wave's
+# fundamental through the mean of the p- and n-driver's resistance (4.7 ohm at full
+# conductance, scaled by the codes) into the reader match's 20 ohm, then the strip's 16 dB pad
+# and 0.83 dB of switch losses into the coil and its damping resistor (1.616 ohm).
+TX_R_FULL = 0.15 / 0.032
+TX_LOAD = 20.0
+PAD_DB = 16.0
+LOSS_DB = 0.83
+COIL_R = 1.616
+
+
+def coil_current_ma(cwgsp: int, cwgsn: int, tvdd: float = 3.3) -> float:
+    """The selected coil's rms current (mA) at the conductance codes; 0 with either at 0."""
+    if cwgsp == 0 or cwgsn == 0:
+        return 0.0
+    rs = (TX_R_FULL * 63 / cwgsp + TX_R_FULL * 15 / cwgsn) / 2
+    v = 2 * tvdd / math.pi / math.sqrt(2)
+    p = v * v * TX_LOAD / (rs + TX_LOAD) ** 2 * 10 ** (-(PAD_DB + LOSS_DB) / 10)
+    return 1000 * math.sqrt(p / COIL_R)
 
 
 def near(a: int, b: int, distance: int = 1) -> bool:
@@ -128,8 +151,8 @@ class ReferenceBoard:
 
     # --- tags ----------------------------------------------------------------------------------
 
-    def place(self, loc: int, uid: bytes, powerup_us: int = 200, min_drive: int = 1) -> Tag:
-        tag = Tag(uid, powerup_us, min_drive=min_drive)
+    def place(self, loc: int, uid: bytes, powerup_us: int = 200, min_coil_ma: float = 0.0) -> Tag:
+        tag = Tag(uid, powerup_us, min_coil_ma=min_coil_ma)
         self.tags[loc] = tag
         tag.power(loc in self.field_since, self.clock.now)
         return tag
@@ -264,10 +287,11 @@ class ReferenceBoard:
         if not self.readers[r].modulation_ok:
             return []
         out = []
-        drive = self.readers[r].regs[CWGsPReg] & 0x3F
+        regs = self.readers[r].regs
+        drive = coil_current_ma(regs[CWGsPReg] & 0x3F, regs[GsNReg] >> 4)
         for loc in self.live_locs(r):
             tag = self.tags.get(loc)
-            if tag is not None and tag.min_drive <= drive and tag.hears(start):
+            if tag is not None and tag.min_coil_ma <= drive and tag.hears(start):
                 answer = tag.receive(frame, bits)
                 if answer is not None:
                     out.append((tag, answer))

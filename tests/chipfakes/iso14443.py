@@ -56,15 +56,16 @@ def tag_frame_us(nbytes: int) -> float:
 class Tag:
     """One tag: its UID (4, 7 or 10 bytes), ATQA, final SAK and power-up time.
 
-    ``min_drive``: the weakest carrier (the reader's CWGsPReg, 1-63) that powers it where it
-    lies: its coupling to the coil under it, higher for a tag further away."""
+    ``min_coil_ma``: the weakest coil current (mA rms) that powers it where it lies: its
+    coupling to the coil under it, higher for a tag further away (the board turns the
+    reader's conductance registers into a coil current: ``board.coil_current_ma``)."""
 
-    def __init__(self, uid: bytes, powerup_us: int = 200, sak: int = 0x00, min_drive: int = 1) -> None:
+    def __init__(self, uid: bytes, powerup_us: int = 200, sak: int = 0x00, min_coil_ma: float = 0.0) -> None:
         if len(uid) not in (4, 7, 10):
             raise ValueError("a UID has 4, 7 or 10 bytes")
         self.uid = bytes(uid)
         self.powerup_us = powerup_us
-        self.min_drive = min_drive
+        self.min_coil_ma = min_coil_ma
         self.sak = sak
         size = {4: 0, 7: 1, 10: 2}[len(uid)]
         self.atqa = bytes((0x04 | size << 6, 0x00))  # NTAG213: 0x0044

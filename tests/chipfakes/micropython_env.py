@@ -36,6 +36,19 @@ SIO_GPIO_OUT_CLR = SIO_BASE + 0x018
 SIO_GPIO_OUT_XOR = SIO_BASE + 0x01C
 VREG = 0x40064000  # VREG_AND_CHIP_RESET: VSEL in bits 7:4
 VREG_RESET = 0xB1  # VSEL 0b1011 (1.10 V), EN
+PADS_BANK0 = 0x4001C000  # GPIOn's pad control at + 4 + 4 n; DRIVE bits 5:4, SLEWFAST bit 0
+PADS_RESET = 0x56  # IE, DRIVE 4 mA, PDE, SCHMITT
+
+
+def pl022_baud(requested: int, clk_peri: int) -> float:
+    """The clock the RP2040's SPI really makes (pico-sdk's spi_set_baudrate)."""
+    prescale = 2
+    while prescale <= 254 and clk_peri >= (prescale + 2) * 256 * requested:
+        prescale += 2
+    postdiv = 256
+    while postdiv > 1 and not clk_peri / (prescale * (postdiv - 1)) > requested:
+        postdiv -= 1
+    return clk_peri / (prescale * postdiv)
 SPI0_PINS = {"sck": (2, 6, 18, 22), "mosi": (3, 7, 19, 23), "miso": (0, 4, 16, 20)}
 HAL_RP2 = Path(__file__).resolve().parents[2] / "firmware" / "hal_rp2.py"
 
@@ -83,7 +96,9 @@ class Rp2040:
         self._levels: dict[int, int] = {}
         self._frac = 0.0
         self.spi_baud = 0
+        self.spi_real_baud = 0.0  # what the PL022 makes of spi_baud at the clock
         self.spi_calls = 0
+        self.pads: dict[int, int] = {}  # PADS_BANK0 registers written (pin -> value)
         self.freq_hz = 125_000_000
         self.vreg = VREG_RESET
         self.wdt_timeout_us: int | None = None
@@ -215,11 +230,15 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
                 cpu.set_mode(pin.id, "spi")
             if (polarity, phase, bits, firstbit) != (0, 0, 8, 0):
                 raise ValueError("the MFRC522 and MCP23S17 need SPI mode 0, 8 bits, MSB first")
+            self.wired = (sck.id, mosi.id, miso.id) == (2, 3, 4)  # the board's traces
+            self.init(baudrate)
+
+        def init(self, baudrate: int) -> None:
             if baudrate > 10_000_000:
                 raise ValueError("%d baud: the MCP23S17 takes 10 MHz at most" % baudrate)
             cpu.spi_baud = baudrate
-            self.wired = (sck.id, mosi.id, miso.id) == (2, 3, 4)  # the board's traces
-            self.byte_us = 8e6 / baudrate
+            cpu.spi_real_baud = pl022_baud(baudrate, cpu.freq_hz)
+            self.byte_us = 8e6 / cpu.spi_real_baud
 
         def _transfer(self, out: Any, into: Any) -> None:
             cpu.spi_calls += 1
@@ -257,6 +276,8 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
                 return cpu.out
             if addr == VREG:
                 return cpu.vreg
+            if PADS_BANK0 + 4 <= addr < PADS_BANK0 + 4 + 4 * 30:
+                return cpu.pads.get((addr - PADS_BANK0 - 4) // 4, PADS_RESET)
             raise AssertionError("mem32 read of 0x%08x: not modeled" % addr)
 
         def __setitem__(self, addr: int, value: int) -> None:
@@ -273,6 +294,8 @@ def make_modules(board: ReferenceBoard, seed: int = 0) -> dict[str, types.Module
                 if value & 0x02:
                     raise AssertionError("VREG.HIZ set: the core would lose its supply")
                 cpu.vreg = value & 0xF3
+            elif PADS_BANK0 + 4 <= addr < PADS_BANK0 + 4 + 4 * 30:
+                cpu.pads[(addr - PADS_BANK0 - 4) // 4] = value & 0xFF
             else:
                 raise AssertionError("mem32 write of 0x%08x: not modeled" % addr)
 
