@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")
     p.add_argument("--json", action="store_true", help="last line: one JSON object of all figures")
     p.add_argument("--only", metavar="NAMES", help="only these benchmarks, comma-separated (engine, lexicon, link,"
-                   " core, press, scan, service, play, long)")
+                   " core, press, scan, service, play, idle, counts, long)")
     p.add_argument("--skip", metavar="NAMES", help="all but these (long: the 2-hour game, about 20 minutes)")
     p.set_defaults(func=Handler("scoreboard.bench:cmd_bench"))
     return parser
