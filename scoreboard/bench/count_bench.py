@@ -16,8 +16,10 @@ without a PMU counts nothing).
 - ``instr_lookup``: one lexicon lookup.
 - ``instr_frame``: one board-link frame parsed and decoded.
 - ``instr_idle_second``: one second of the idle 4-seat service, all its threads.
-- ``instr_start_to_frame``: ``scoreboard run --simulate`` from the process's start to its
-  first frame shown; ``instr_bare_python``: ``python -c pass``.
+- ``instr_start_to_frame_warm``: ``scoreboard run --simulate`` from the process's start to
+  its first frame shown, the project's bytecode compiled beforehand (as an install does);
+  ``instr_start_to_frame_cold``: the same without it (every module compiled on the way);
+  ``instr_bare_python``: ``python -c pass``.
 
 Each ``*_pi_ms`` figure projects a count onto a Pi Zero 2 W: :data:`PI_HZ` instructions
 per second at :data:`PI_IPC` (see the README's performance section for the source).
@@ -36,6 +38,7 @@ from pathlib import Path
 
 from scoreboard.bench.idle_bench import (
     SETTLE_S,
+    source_copy,
     service_command,
     start_board,
     start_service,
@@ -70,11 +73,15 @@ def _env() -> dict[str, str]:
     return dict(os.environ, PYTHONHASHSEED="0")
 
 
-def count(argv: list[str]) -> int:
-    """Instructions executed by the process ``argv`` (all its threads), per cachegrind."""
+def count(argv: list[str], source: Path = HERE) -> int:
+    """Instructions executed by the process ``argv`` (all its threads), per cachegrind,
+    with the project's packages from ``source``."""
+    env = _env()
+    if source != HERE:
+        env["PYTHONPATH"] = str(source)
     done = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv],
-        cwd=HERE, env=_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=source, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True, check=False,
     )
     found = _REFS.findall(done.stderr)
@@ -136,21 +143,29 @@ def _control(pid: int) -> None:
         raise BenchError(f"callgrind_control failed: {done.stdout[-500:]} {done.stderr[-500:]}")
 
 
-def start_to_frame() -> tuple[float, float]:
-    """Instructions of ``scoreboard run --simulate`` to its first frame, and of ``python -c pass``."""
+def start_to_frame() -> dict[str, float]:
+    """Instructions of ``scoreboard run --simulate`` to its first frame, the project's
+    bytecode compiled (warm, as installed) and not (cold), and of ``python -c pass``."""
     folder = Path(tempfile.mkdtemp(prefix="count-start-"))
     try:
         link = folder / "board"
         board = start_board(link)
+        out: dict[str, float] = {}
         try:
-            service = service_command(folder, link)
-            args = service[service.index("scoreboard.run_cli") + 1:]
-            started = count([sys.executable, "-m", "scoreboard.bench.counted", "start", *args])
-            if not (folder / "out" / "screens.txt").stat().st_size:
-                raise BenchError("the counted start showed no frame")
+            for kind in ("warm", "cold"):
+                source = source_copy(folder / f"src-{kind}", compiled=kind == "warm")
+                run_dir = folder / kind
+                service = service_command(run_dir, link)
+                args = service[service.index("scoreboard.run_cli") + 1:]
+                out[f"instr_start_to_frame_{kind}"] = count(
+                    [sys.executable, "-m", "scoreboard.bench.counted", "start", *args], source
+                )
+                if not (run_dir / "out" / "screens.txt").stat().st_size:
+                    raise BenchError("the counted start showed no frame")
         finally:
             stop_board(board)
-        return started, count([sys.executable, "-c", "pass"])
+        out["instr_bare_python"] = count([sys.executable, "-c", "pass"])
+        return out
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -169,7 +184,7 @@ def run() -> dict[str, float]:
     for key, (op, n) in OPS.items():
         figures[key] = per_op(op, n)
     figures["instr_idle_second"] = idle_second()
-    figures["instr_start_to_frame"], figures["instr_bare_python"] = start_to_frame()
+    figures.update(start_to_frame())
     for key in list(figures):
         if key != "instr_bare_python":
             figures[f"{key}_pi_ms"] = pi_ms(figures[key])

@@ -38,7 +38,7 @@ from pathlib import Path
 from scoreboard.bench.service_bench import HERE, BenchError, stop_board
 from scoreboard.sim.client import SimControl
 
-__all__ = ["run", "sample", "service_command", "start_board", "start_service", "wait_first_frame"]
+__all__ = ["run", "sample", "service_command", "source_copy", "start_board", "start_service", "wait_first_frame"]
 
 PLAYERS = ("Anna", "Ben", "Cleo", "Dirk")
 IDLE_S = 30.0
@@ -141,7 +141,7 @@ def idle(seconds: float = IDLE_S) -> dict[str, float]:
     }
 
 
-def _source_copy(into: Path, compiled: bool) -> Path:
+def source_copy(into: Path, compiled: bool) -> Path:
     """The project's packages copied into ``into`` without their bytecode, then (``compiled``)
     compiled as an install does (``python -m compileall``); the folder to run in."""
     for package in ("engine", "drivers", "scoreboard", "firmware"):
@@ -158,7 +158,7 @@ def first_frame(rounds: int = START_ROUNDS) -> dict[str, float]:
     try:
         link = folder / "board"
         board = start_board(link)
-        sources = {"warm": _source_copy(folder / "warm", True), "cold": _source_copy(folder / "cold", False)}
+        sources = {"warm": source_copy(folder / "warm", True), "cold": source_copy(folder / "cold", False)}
         times: dict[str, list[float]] = {"bare": [], "warm": [], "cold": []}
         try:
             for number in range(rounds + 1):  # the first round warms the page cache up: not counted
