@@ -1,7 +1,8 @@
 """The operations whose machine instructions ``scoreboard bench --only counts`` counts.
 
 ``python -m scoreboard.bench.counted OP N``: sets ``OP`` up (always the same way, whatever
-``N``), carries it out ``N`` times and exits. Run under valgrind with ``N`` and with 0, the
+``N``, and carries it out once then, so that what a first one loads is not counted), carries
+it out ``N`` times and exits. Run under valgrind with ``N`` and with 0, the
 difference of the two counts divided by ``N`` is what one operation costs, the set-up and
 the interpreter's start cancelled out (:mod:`scoreboard.bench.count_bench`).
 
@@ -171,8 +172,12 @@ SETUPS: dict[str, Callable[[], Callable[[int], None]]] = {
 
 
 def setup(name: str) -> Callable[[int], None]:
-    """The operation ``name``, set up: call it with how many times to carry it out."""
-    return SETUPS[name]()
+    """The operation ``name``, set up and carried out once (what a first one loads, such as
+    the fonts of the first frame rendered, is not counted): call it with how many times to
+    carry it out."""
+    op = SETUPS[name]()
+    op(1)
+    return op
 
 
 def main(argv: list[str]) -> int:
