@@ -102,42 +102,68 @@ def infer_blanks(
             allowed[k] = [ch for ch in allowed[k] if _spell(pattern, {k: ch}) in lexicon]
         else:
             searched.append(pattern)
+    # Each searched word as its fixed runs between its blanks: (the blanks in order, the runs);
+    # the text so far grows by one letter and one run per blank named (one trie walk each).
+    compiled: list[tuple[dict[int, int], list[str], int]] = []
+    for pattern in searched:
+        order: dict[int, int] = {}
+        runs = [""]
+        for item in pattern:
+            if isinstance(item, int):
+                order[item] = len(order)
+                runs.append("")
+            else:
+                runs[-1] += item
+        if runs[0] and not lexicon.has_prefix(runs[0]):
+            return []
+        compiled.append((order, runs, max(order)))
     results: list[Placement] = []
-    named: dict[int, str] = {}
 
-    def fits() -> bool:
-        """Every searched word's letters up to its first unnamed blank start a word (are
-        one, once all are named)."""
-        for pattern in searched:
-            prefix: list[str] = []
-            complete = True
-            for item in pattern:
-                if isinstance(item, int):
-                    if item not in named:
-                        complete = False
-                        break
-                    prefix.append(named[item])
-                else:
-                    prefix.append(item)
-            text = "".join(prefix)
-            if not (text in lexicon if complete else lexicon.has_prefix(text)):
-                return False
-        return True
+    def named_placement(letters: list[str]) -> Placement:
+        return Placement(
+            PlacedTile(p.square, p.tile.assigned(letters[blanks.index(i)])) if i in blanks else p
+            for i, p in enumerate(tiles)
+        )
 
-    def search(k: int) -> None:
+    if len(compiled) == 1 and len(compiled[0][0]) == len(blanks):  # (two blanks or more: all in the main word)
+        order, runs, _ = compiled[0]
+        contains, starts = lexicon.__contains__, lexicon.has_prefix
+        final = len(blanks) - 1
+
+        def walk(k: int, text: str, letters: list[str]) -> None:
+            after = runs[order[k] + 1]
+            if k == final:  # (the hot loop: one lookup per letter)
+                results.extend(named_placement([*letters, ch]) for ch in allowed[k] if contains(text + ch + after))
+                return
+            for ch in allowed[k]:
+                grown = text + ch + after
+                if starts(grown):
+                    walk(k + 1, grown, [*letters, ch])
+
+        walk(0, runs[0], [])
+        return results
+    named: list[str] = []
+
+    def search(k: int, texts: list[str]) -> None:
         if k == len(blanks):
-            results.append(Placement(
-                PlacedTile(p.square, p.tile.assigned(named[blanks.index(i)])) if i in blanks else p
-                for i, p in enumerate(tiles)
-            ))
+            results.append(named_placement(named))
             return
         for letter in allowed[k]:
-            named[k] = letter
-            if fits():
-                search(k + 1)
-        named.pop(k, None)
+            grown = list(texts)
+            for n, (order, runs, last) in enumerate(compiled):
+                j = order.get(k)
+                if j is None:
+                    continue
+                text = texts[n] + letter + runs[j + 1]
+                if not (text in lexicon if k == last else lexicon.has_prefix(text)):
+                    break
+                grown[n] = text
+            else:
+                named.append(letter)
+                search(k + 1, grown)
+                named.pop()
 
-    search(0)
+    search(0, [runs[0] for _, runs, _ in compiled])
     return results
 
 
