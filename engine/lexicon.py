@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 from .board import Board, PlacedTile, Square
-from .placement import Placement, main_word_span
+from .placement import Placement
 from .scoring import Word, score
 from .tiles import BLANK, TileSet
 
@@ -67,48 +67,109 @@ def infer_blanks(
 ) -> list[Placement]:
     """Every way to name the unassigned blanks (letter ``?``) so that all words are valid.
 
-    The placement must be valid. Blanks are tried in reading order, letters in the
-    set's order; the main word's prefix up to the next unnamed blank prunes the search.
-    One result means the letters are known; none or several mean the player must say.
+    The placement must be valid. Blanks are tried in reading order, letters in the set's
+    order. Each word the play forms is a pattern of letters and blanks (the words found
+    once, with the blanks named anyhow: naming does not change which squares form words).
+    A word without a blank must be valid, or nothing fits; a word with one blank (a cross
+    word) leaves that blank the letters that make it a word; the words with two or more
+    (the main word) are searched letter by letter, each prefix up to the next unnamed blank
+    asked of the lexicon (:meth:`Lexicon.has_prefix`, a walk down the trie), so a letter
+    that starts no word is dropped with every name after it. The cost grows with the
+    prefixes asked, not with the pairs of letters tried. One result means the letters are
+    known; none or several mean the player must say.
     """
     tiles = list(placement.tiles)
     blanks = [i for i, p in enumerate(tiles) if p.tile.blank and p.tile.letter == BLANK]
-    # The main word as a list of letters, with the index of the placement's tile where a
-    # new tile stands (blanks are filled in as the search names them).
-    start, end = main_word_span(board, placement, placement.direction(board))
-    new_at = {p.square: i for i, p in enumerate(tiles)}
-    main: list[str | int] = []
-    for sq in _span(start, end):
-        main.append(new_at[sq] if sq in new_at else board[sq].letter)  # type: ignore[union-attr]
+    if not blanks:
+        return [placement] if not invalid_words(score(board, placement).words, lexicon) else []
+    letters = [ch for ch in tile_set.letters if ch != BLANK]
+    probe = Placement(
+        PlacedTile(p.square, p.tile.assigned(letters[0])) if i in blanks else p for i, p in enumerate(tiles)
+    )
+    at = {tiles[i].square: k for k, i in enumerate(blanks)}  # square -> which blank
+    patterns: list[list[str | int]] = [
+        [at.get(sq, word.text[n]) for n, sq in enumerate(word.squares)] for word in score(board, probe).words
+    ]
+    allowed: list[list[str]] = [list(letters) for _ in blanks]
+    searched: list[list[str | int]] = []
+    for pattern in patterns:
+        inside = [item for item in pattern if isinstance(item, int)]
+        if not inside:
+            if "".join(pattern) not in lexicon:  # type: ignore[arg-type]
+                return []
+        elif len(inside) == 1:
+            k = inside[0]
+            allowed[k] = [ch for ch in allowed[k] if _spell(pattern, {k: ch}) in lexicon]
+        else:
+            searched.append(pattern)
+    # Each searched word as its fixed runs between its blanks: (the blanks in order, the runs);
+    # the text so far grows by one letter and one run per blank named (one trie walk each).
+    compiled: list[tuple[dict[int, int], list[str], int]] = []
+    for pattern in searched:
+        order: dict[int, int] = {}
+        runs = [""]
+        for item in pattern:
+            if isinstance(item, int):
+                order[item] = len(order)
+                runs.append("")
+            else:
+                runs[-1] += item
+        if runs[0] and not lexicon.has_prefix(runs[0]):
+            return []
+        compiled.append((order, runs, max(order)))
     results: list[Placement] = []
 
-    def prefix_ok() -> bool:
-        chars = []
-        for item in main:
-            letter = tiles[item].tile.letter if isinstance(item, int) else item
-            if letter == BLANK:
-                break
-            chars.append(letter)
-        else:
-            return True  # fully named: the full check follows
-        return lexicon.has_prefix("".join(chars))
+    def named_placement(letters: list[str]) -> Placement:
+        return Placement(
+            PlacedTile(p.square, p.tile.assigned(letters[blanks.index(i)])) if i in blanks else p
+            for i, p in enumerate(tiles)
+        )
 
-    def search(k: int) -> None:
+    if len(compiled) == 1 and len(compiled[0][0]) == len(blanks):  # (two blanks or more: all in the main word)
+        order, runs, _ = compiled[0]
+        contains, starts = lexicon.__contains__, lexicon.has_prefix
+        final = len(blanks) - 1
+
+        def walk(k: int, text: str, letters: list[str]) -> None:
+            after = runs[order[k] + 1]
+            if k == final:  # (the hot loop: one lookup per letter)
+                results.extend(named_placement([*letters, ch]) for ch in allowed[k] if contains(text + ch + after))
+                return
+            for ch in allowed[k]:
+                grown = text + ch + after
+                if starts(grown):
+                    walk(k + 1, grown, [*letters, ch])
+
+        walk(0, runs[0], [])
+        return results
+    named: list[str] = []
+
+    def search(k: int, texts: list[str]) -> None:
         if k == len(blanks):
-            trial = Placement(tiles)
-            if not invalid_words(score(board, trial).words, lexicon):
-                results.append(trial)
+            results.append(named_placement(named))
             return
-        i = blanks[k]
-        square, blank = tiles[i]
-        for letter in tile_set.letters:
-            tiles[i] = PlacedTile(square, blank.assigned(letter))
-            if prefix_ok():
-                search(k + 1)
-        tiles[i] = PlacedTile(square, blank)
+        for letter in allowed[k]:
+            grown = list(texts)
+            for n, (order, runs, last) in enumerate(compiled):
+                j = order.get(k)
+                if j is None:
+                    continue
+                text = texts[n] + letter + runs[j + 1]
+                if not (text in lexicon if k == last else lexicon.has_prefix(text)):
+                    break
+                grown[n] = text
+            else:
+                named.append(letter)
+                search(k + 1, grown)
+                named.pop()
 
-    search(0)
+    search(0, [runs[0] for _, runs, _ in compiled])
     return results
+
+
+def _spell(pattern: list[str | int], named: dict[int, str]) -> str:
+    """A word's text with its blanks named."""
+    return "".join(named[item] if isinstance(item, int) else item for item in pattern)
 
 
 def _span(start: Square, end: Square) -> list[Square]:

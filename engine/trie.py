@@ -71,9 +71,10 @@ class TrieLexicon:
             return False
 
     def has_prefix(self, prefix: str) -> bool:
-        for key in self._trie.iterkeys(prefix):
-            if not key.startswith("#"):
-                return True
+        if prefix.startswith("#") or not prefix:  # ("#": only the metadata key)
+            return not prefix
+        for _ in self._trie.iterkeys(prefix):  # (one key is enough: a walk down the trie)
+            return True
         return False
 
     def __len__(self) -> int:

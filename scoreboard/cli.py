@@ -224,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "export",
-        help="list the journaled games, or export one as GCG or JSON",
+        help="list the journaled games, export one as GCG or JSON, or archive the finished ones",
         description="List the games of the journal in the state directory (--list), or write "
         "one (default: the latest) as GCG or as JSON, the lossless record. Exit 0 when done, "
         "2 when there is no journal, no game, or the game cannot be read.",
@@ -233,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", type=int, metavar="ID", help="the game to export (default: the latest)")
     p.add_argument("--format", choices=("gcg", "json"), help="gcg: the scoresheet; json: the lossless record")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    p.add_argument("--archive", metavar="DIR", help="move every finished game but the latest into DIR as"
+                   " game-ID.json, then out of the journal (stop the service first)")
     _config_options(p)
     p.set_defaults(func=Handler("scoreboard.export_cli:cmd_export"), export_parser=p)
 
@@ -308,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")
     p.add_argument("--json", action="store_true", help="last line: one JSON object of all figures")
     p.add_argument("--only", metavar="NAMES", help="only these benchmarks, comma-separated (engine, lexicon, link,"
-                   " core, press, scan, service, play, long)")
+                   " core, press, scan, service, play, idle, counts, long)")
     p.add_argument("--skip", metavar="NAMES", help="all but these (long: the 2-hour game, about 20 minutes)")
     p.set_defaults(func=Handler("scoreboard.bench:cmd_bench"))
     return parser

@@ -1,16 +1,21 @@
-"""``scoreboard export --list`` and ``scoreboard export [--game ID] --format gcg|json [-o FILE]``.
+"""``scoreboard export --list``, ``scoreboard export [--game ID] --format gcg|json [-o FILE]``
+and ``scoreboard export --archive DIR``.
 
 Reads the journal in the state directory (never creates it or moves it aside).
 JSON is the lossless record: the game's meta data and every entry as stored. GCG replays the
 game's engine commands (entries of kind ``command``) under the game's ``#rules`` and writes the
 scoresheet; other entries (controller records, clock states) have no GCG form and are skipped.
 A game still in progress gets its players' current racks as ``#rackN`` lines.
+``--archive DIR`` writes every finished game but the latest as ``game-ID.json`` (the JSON
+record) into ``DIR``, each synced to the disk, and only then removes them from the journal:
+the journal a start opens stays as small as the players keep it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Sequence
@@ -105,9 +110,41 @@ def list_line(game: GameInfo) -> str:
 # --- the command --------------------------------------------------------------------------
 
 
+def archive(journal: Journal, folder: Path) -> list[int]:
+    """Move every finished game but the latest into ``folder`` as ``game-ID.json``: each file
+    written and synced (temp file, rename, the folder synced) before the games are removed
+    from the journal in one transaction. The games moved; an :class:`OSError` writing leaves
+    the journal as it was."""
+    games = journal.games()
+    chosen = [g for g in games[:-1] if g.finished is not None]
+    if not chosen:
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    for game in chosen:
+        text = json.dumps(game_to_json(game, journal.entries(game.id)), ensure_ascii=False, indent=1) + "\n"
+        final = folder / f"game-{game.id}.json"
+        part = final.with_name(final.name + ".part")
+        with open(part, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(part, final)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    journal.remove_games([g.id for g in chosen])
+    return [g.id for g in chosen]
+
+
 def cmd_export(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     """Run ``scoreboard export``; ``out`` (default stdout) is injectable for tests."""
     parser: argparse.ArgumentParser = args.export_parser
+    if args.archive and (args.list or args.game is not None or args.format or args.output):
+        parser.error("--archive takes no --list, --game, --format or --output")
+    if args.archive:
+        return _archive(args, out or sys.stdout)
     if args.list and (args.game is not None or args.format or args.output):
         parser.error("--list takes no --game, --format or --output")
     if not args.list and not args.format:
@@ -149,10 +186,32 @@ def cmd_export(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     return EXIT_OK
 
 
+def _archive(args: argparse.Namespace, out: TextIO) -> int:
+    from .config import load_config, state_dir
+
+    folder = Path(args.archive)
+    try:
+        where = state_dir(load_config(args.config, args.set), create=False)
+        with Journal.open_existing(where) as journal:
+            moved = archive(journal, folder)
+    except ScoreboardError as e:
+        print(f"scoreboard: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as e:
+        print(f"scoreboard: cannot archive into {folder}: {e.strerror or e}; nothing was removed", file=sys.stderr)
+        return EXIT_ERROR
+    if moved:
+        print(f"archived {len(moved)} finished games into {folder}: {', '.join(map(str, moved))}", file=out)
+    else:
+        print("no finished game to archive (the latest stays in the journal)", file=out)
+    return EXIT_OK
+
+
 __all__ = [
     "EXIT_ERROR",
     "EXIT_OK",
     "ExportError",
+    "archive",
     "cmd_export",
     "game_to_gcg",
     "game_to_json",

@@ -187,6 +187,15 @@ class JournalDataError(ScoreboardError, ValueError):
     """Meta data, a payload or a result that cannot be stored as a JSON object."""
 
 
+class ArchiveRefusedError(ScoreboardError, ValueError):
+    """A game that stays in the journal: unfinished, or the latest (``why``)."""
+
+    def __init__(self, game_id: int, why: str) -> None:
+        super().__init__(f"game {game_id} stays in the journal: {why}")
+        self.game_id = game_id
+        self.why = why
+
+
 class NoSuchGameError(ScoreboardError, LookupError):
     """A game id that is not in the journal."""
 
@@ -772,6 +781,32 @@ class Journal:
                 (finished, text, game_crc(game_id, started, meta, finished, text), game_id),
             )
 
+    def remove_games(self, game_ids: Collection[int]) -> None:
+        """Remove the finished games ``game_ids`` and their entries (archived elsewhere: ``scoreboard
+        export --archive``), in one transaction, then give their room back (``VACUUM``).
+        :class:`ArchiveRefusedError` for a game that is unfinished or the latest (a start reads
+        those: the tally on show stays), :class:`NoSuchGameError` for one that is not there;
+        nothing is removed then."""
+        ids = sorted(set(game_ids))
+        if not ids:
+            return
+        with self._write() as conn:
+            marks = ",".join("?" * len(ids))
+            rows = dict(conn.execute(f"SELECT id, finished FROM games WHERE id IN ({marks})", ids).fetchall())
+            (latest,) = conn.execute("SELECT MAX(id) FROM games").fetchone()
+            for game_id in ids:
+                if game_id not in rows:
+                    raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
+                if rows[game_id] is None or game_id == latest:
+                    raise ArchiveRefusedError(game_id, "unfinished" if rows[game_id] is None else "the latest game")
+            conn.execute(f"DELETE FROM entries WHERE game_id IN ({marks})", ids)
+            conn.execute(f"DELETE FROM games WHERE id IN ({marks})", ids)
+        with self._lock:
+            try:
+                self._conn.execute("VACUUM")
+            except sqlite3.Error as e:  # (removed all the same: the room comes back at a later VACUUM)
+                log.warning("the journal keeps the room of the removed games for now: %s", e)
+
     # --- reading ------------------------------------------------------------------------
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
@@ -1177,6 +1212,7 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "UNVERIFIED_KEPT",
+    "ArchiveRefusedError",
     "Damage",
     "Entry",
     "GameInfo",

@@ -1,15 +1,19 @@
 """The one consumer: events from the one queue into the service, and time passing.
 
 The board reader thread and the button callbacks put their events on the hardware's inbox;
-:class:`Runner` alone takes them out and steps the service, with a :class:`Tick` a few
-times a second. In real time it waits on the queue; on a virtual clock (a lockstep board)
-it moves the board and the clock together in small steps, waiting after each until the
-board reader has read every byte the board wrote, so a scripted game always plays the same.
+:class:`Runner` alone takes them out and steps the service. In real time it sleeps on the
+queue until the next event or the table's next deadline (:meth:`Table.next_due`: a notice
+ending, the challenge window's seconds, a clock's seconds...; a :class:`Tick` then), and
+at most :data:`IDLE_WAIT_S` (a stop is noticed then; the watchdog's interval when shorter).
+On a virtual clock (a lockstep board) it moves the board and the clock together in small
+steps, a tick each, waiting after each until the board reader has read every byte the
+board wrote, so a scripted game always plays the same.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import queue
 import threading
@@ -27,7 +31,7 @@ __all__ = ["Runner"]
 
 log = logging.getLogger(__name__)
 
-TICK_S = 0.25  # a Tick this often (real time)
+IDLE_WAIT_S = 1.0  # real time: the longest sleep on the queue (a stop is seen within it)
 QUANTUM_S = 0.05  # virtual clock: the board and the service advance in steps this long
 BARRIER_S = 15.0  # real seconds to wait for the board's bytes of one step
 
@@ -51,7 +55,7 @@ class Runner:
         self.notifier = notifier
         self.stop = stop
         self.on_input = on_input or (lambda item: None)
-        self.next_tick = 0.0
+        self.next_tick = 0.0  # real time: when the table next changes by itself (a Tick then)
         self._stepped = False  # lockstep: the first step was taken (after the board reader opened the port)
 
     @property
@@ -90,19 +94,28 @@ class Runner:
         self.on_input(tick)
         self.service.handle(tick)
 
+    def due(self) -> float:
+        """When the table next changes by itself (inf: not before an input)."""
+        state = self.service.state
+        due = None if state is None else self.service.table.next_due(state)
+        return math.inf if due is None else due
+
     def loop_once(self, timeout: float) -> None:
-        """Real time: wait up to ``timeout`` for an event, step, tick when due."""
+        """Real time: wait up to ``timeout`` for an event or the table's next deadline, step,
+        tick when due."""
+        wait = min(timeout, self.next_tick - self.clock(), IDLE_WAIT_S, self.notifier.watchdog_interval() or math.inf)
         try:
-            item = self.hardware.inbox.get(timeout=max(0.0, timeout))
+            item = self.hardware.inbox.get(timeout=max(0.0, wait))
         except queue.Empty:
             item = None
         if item is not None:
             self.dispatch(item)
             self.drain()
+            self.next_tick = self.due()
         now = self.clock()
         if now >= self.next_tick:
-            self.next_tick = now + TICK_S
             self.tick(now)
+            self.next_tick = self.due()
         self.notifier.ping_if_due(time.monotonic())
 
     # --- time ---
@@ -112,7 +125,7 @@ class Runner:
         virtual, sim = self.hardware.virtual, self.hardware.sim
         if virtual is None:
             while not self.done and self.clock() < t:
-                self.loop_once(min(0.05, t - self.clock()))
+                self.loop_once(t - self.clock())
             return
         assert sim is not None
         if not self._stepped:

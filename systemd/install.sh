@@ -11,7 +11,8 @@
 #   1. the groups gpio, i2c, spi, dialout and audio (Raspberry Pi OS has them; elsewhere they are created)
 #   2. the system user "scoreboard": no login, no home of its own, in those groups
 #   3. the venv /opt/scoreboard/venv with `pip install 'REPO[pi]'` (built from a copy of the
-#      tree, so no root-owned build/ or *.egg-info is left in your checkout)
+#      tree, so no root-owned build/ or *.egg-info is left in your checkout), every module
+#      compiled to bytecode (`python -m compileall`: no compiling at boot)
 #   4. /etc/scoreboard/scoreboard.toml from `scoreboard config --defaults`, only if missing,
 #      with paths.state_dir = /var/lib/scoreboard and board.link = /dev/scoreboard-board;
 #      owner root, group scoreboard, mode 0640 (an existing one is given the same)
@@ -170,6 +171,11 @@ else
     --exclude=./.hypothesis --exclude='./.*_cache' --exclude=./demo-out -cf - . | tar -C "$stage" -xf -
   run "$VENV/bin/pip" install --upgrade "${stage}[pi]"
 fi
+# Every module's bytecode now, as root (pip compiles what it installs; this makes sure of it
+# for the whole venv): the service's user cannot write into the venv, so anything left
+# uncompiled would be compiled again in memory at every boot (a cold start: README,
+# "Performance").
+run "$VENV/bin/python" -m compileall -q -j 0 "$VENV/lib"
 
 # --- 4: configuration --------------------------------------------------------------------
 

@@ -122,7 +122,7 @@ def run(argv: list[str]) -> int:
 def _preload() -> None:
     """Everything a run imports, also lazily (so that no child pays for it)."""
     import gpiozero.pins.mock  # noqa: F401
-    import luma.emulator.device  # noqa: F401
+    import drivers.display.capture  # noqa: F401
     import PIL.GifImagePlugin
     import PIL.Image
     import PIL.PngImagePlugin  # noqa: F401

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
 from drivers.buttons import (
@@ -411,14 +413,88 @@ def test_pin_factory_by_name_and_from_environment(monkeypatch: pytest.MonkeyPatc
     Device.pin_factory.close()
 
 
-def test_ticker_thread_starts_and_stops() -> None:
+def test_timer_thread_starts_and_stops() -> None:
     clock = ManualClock()
     seen: list[ButtonEvent] = []
     buttons = Buttons(pin_map(), seen.append, pin_factory=MockFactory(), clock=clock)
-    buttons.start(interval=0.001)
+    buttons.start()
     buttons.close()
     buttons.close()  # twice is fine
     assert seen == []
+
+
+def test_next_due_follows_the_edges() -> None:
+    logic = ButtonLogic(DONE2, Timing(30, 2000, 10000))
+    assert logic.next_due() is None  # at rest: nothing until an edge
+    logic.edge(True, 1.0)
+    assert logic.next_due() == pytest.approx(1.030)  # the level settles
+    assert logic.tick(1.030) == [] and logic.is_pressed
+    assert logic.next_due() == pytest.approx(3.0, abs=1e-5)  # the long press, from the press's edge
+    assert [e.kind for e in logic.tick(3.0)] == [Kind.LONG_PRESS]
+    assert logic.next_due() == pytest.approx(11.0, abs=1e-5)  # stuck
+    assert [e.kind for e in logic.tick(11.0)] == [Kind.STUCK]
+    assert logic.next_due() is None  # stuck: nothing more until released
+    logic.edge(False, 12.0)
+    assert logic.next_due() == pytest.approx(12.030)
+    assert [e.kind for e in logic.tick(12.030)] == [Kind.RELEASED_AFTER_STUCK]
+    assert logic.next_due() is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 700), st.booleans()), max_size=12))
+def test_ticking_at_the_deadlines_gives_what_polling_gives(gaps: list[tuple[int, bool]]) -> None:
+    """A logic ticked only at its next_due() (before each edge and after the last) emits the
+    same events as one ticked every millisecond: nothing is due between the deadlines."""
+    timing = Timing(30, 500, 1500)
+    polled, driven = ButtonLogic(DONE2, timing), ButtonLogic(DONE2, timing)
+    got_polled: list[ButtonEvent] = []
+    got_driven: list[ButtonEvent] = []
+    ms = 0
+    edges = []
+    for gap, pressed in gaps:
+        ms += gap
+        edges.append((ms, pressed))
+    end = ms + 1600
+    it = iter(edges)
+    nxt = next(it, None)
+    for t in range(0, end + 1):
+        while nxt is not None and nxt[0] == t:
+            got_polled += polled.edge(nxt[1], t / 1000)
+            nxt = next(it, None)
+        got_polled += polled.tick(t / 1000)
+    for t, pressed in [*edges, (end, None)]:
+        while (due := driven.next_due()) is not None and due <= t / 1000:
+            got_driven += driven.tick(due)
+        if pressed is not None:
+            got_driven += driven.edge(pressed, t / 1000)
+    got_driven += driven.tick(end / 1000)
+    assert got_driven == got_polled
+
+
+def test_the_timer_thread_gives_long_presses_without_ticks() -> None:
+    """Real time, mock pins: the long press and stuck come from the timer thread at their
+    deadlines; between touches the thread has no deadline (it sleeps until an edge)."""
+    import queue
+    import time
+
+    events: queue.Queue[ButtonEvent] = queue.Queue()
+    with Buttons(pin_map(), events.put, timing=Timing(5, 60, 150), pin_factory=MockFactory()) as buttons:
+        buttons.start()
+        assert buttons.next_due() is None
+        pin = buttons.pin_factory.pin(buttons.pins[DONE2])
+        pin.drive_low()
+        assert buttons.next_due() is not None
+        long = events.get(timeout=5)
+        stuck = events.get(timeout=5)
+        assert (long.kind, stuck.kind) == (Kind.LONG_PRESS, Kind.STUCK) and long.button == DONE2
+        assert buttons.next_due() is None
+        pin.drive_high()
+        assert events.get(timeout=5).kind is Kind.RELEASED_AFTER_STUCK
+        pin.drive_low()
+        time.sleep(0.02)
+        pin.drive_high()
+        assert events.get(timeout=5).kind is Kind.PRESS
+        assert buttons.next_due() is None or buttons.next_due() <= time.monotonic() + 0.01
 
 
 # --- configuration -----------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""drivers/display with luma's dummy device and luma.emulator's capture device."""
+"""drivers/display with luma's dummy device and our PNG capture device."""
 
 from __future__ import annotations
 
@@ -75,7 +75,6 @@ def test_rotate_is_passed_to_luma() -> None:
 
 
 def test_capture_writes_png_frames(tmp_path: Path) -> None:
-    pytest.importorskip("luma.emulator")
     display = make_display(config(driver="capture"), capture_dir=tmp_path)
     display.show(scores(1))
     display.show(scores(1))
@@ -87,7 +86,6 @@ def test_capture_writes_png_frames(tmp_path: Path) -> None:
 
 
 def test_capture_numbers_on_after_the_frames_already_there(tmp_path: Path) -> None:
-    pytest.importorskip("luma.emulator")
     (tmp_path / "screen-1-000007.png").write_bytes(b"")  # a frame of an earlier run
     (tmp_path / "screen-2-000020.png").write_bytes(b"")  # another seat's
     display = make_display(config(driver="capture"), capture_dir=tmp_path)
@@ -97,7 +95,6 @@ def test_capture_numbers_on_after_the_frames_already_there(tmp_path: Path) -> No
 
 
 def test_a_capture_that_fails_mid_write_leaves_no_frame(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("luma.emulator")
     display = make_display(config(driver="capture"), capture_dir=tmp_path)
     display.show(scores(1))
 
@@ -113,7 +110,6 @@ def test_a_capture_that_fails_mid_write_leaves_no_frame(tmp_path: Path, monkeypa
 
 def test_capture_keeps_nothing_per_frame(tmp_path: Path) -> None:
     # pygame's save to a file object kept ~0.9 kB a frame: 16 MiB over a 2-hour game
-    pytest.importorskip("luma.emulator")
     display = make_display(config(driver="capture"), capture_dir=tmp_path)
     images = [scores(n) for n in range(50)]
     for image in images[:2]:
@@ -259,7 +255,6 @@ def test_dummy_and_capture_devices_have_the_panels_size(name: str, tmp_path: Pat
     assert display.panel is panel and (display.device.width, display.device.height) == panel.size
     image = render(ScoresScreen((PlayerLine("Anna", 1, is_turn=True), PlayerLine("Ben", 0)), 86), "de", panel)
     assert display.show(image) and same(display.device.image, image)
-    pytest.importorskip("luma.emulator")
     captured = make_display(config(driver="capture", panel=name), capture_dir=tmp_path / name)
     captured.show(image)
     with Image.open(next((tmp_path / name).glob("*.png"))) as frame:

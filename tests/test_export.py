@@ -293,3 +293,56 @@ def test_a_damaged_sqlite_journal_is_refused_and_nothing_is_made_beside_it(
     code, out, err = export(capsys, state, "--list")
     assert (code, out) == (2, "")
     assert {p.name: p.read_bytes() for p in state.iterdir()} == before
+
+
+def test_archive_moves_finished_games_out_of_the_journal(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every finished game but the latest goes into the folder as its JSON record, then out
+    of the journal; the unfinished and the latest stay; a second run finds nothing more."""
+    with Journal.open(state) as journal:
+        ids = [journal_game(journal, {"rules": "de", "players": ["A", "B"], "first": 0}, []) for _ in range(4)]
+        for game_id in ids[:2] + ids[3:]:
+            journal.finish(game_id, {"termination": "out", "rows": [], "winners": [0]})
+        records = {g: (journal.game(g), journal.entries(g)) for g in ids}
+    folder = state.parent / "archive"
+    code, out, err = export(capsys, state, "--archive", str(folder))
+    assert code == 0 and f"archived 2 finished games into {folder}: {ids[0]}, {ids[1]}" in out, err
+    for game_id in ids[:2]:
+        kept = json.loads((folder / f"game-{game_id}.json").read_text(encoding="utf-8"))
+        info, entries = records[game_id]
+        assert kept["game"]["id"] == game_id and kept["game"]["result"] == info.result
+        assert len(kept["entries"]) == len(entries)
+    with Journal.open(state) as journal:
+        assert [g.id for g in journal.games()] == ids[2:]  # unfinished and latest stay
+    code, out, _ = export(capsys, state, "--archive", str(folder))
+    assert code == 0 and "no finished game to archive" in out
+
+
+def test_archive_into_a_folder_that_cannot_be_written_removes_nothing(
+    state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Journal.open(state) as journal:
+        for _ in range(2):
+            game_id = journal_game(journal, {"rules": "de", "players": ["A", "B"], "first": 0}, [])
+            journal.finish(game_id, {"termination": "out", "rows": [], "winners": [0]})
+    blocker = state.parent / "a file"
+    blocker.write_text("not a folder")
+    code, _, err = export(capsys, state, "--archive", str(blocker / "archive"))
+    assert code == 2 and "nothing was removed" in err
+    with Journal.open(state) as journal:
+        assert len(journal.games()) == 2
+
+
+def test_the_journal_refuses_to_remove_an_unfinished_or_the_latest_game(state: Path) -> None:
+    from scoreboard.journal import ArchiveRefusedError, NoSuchGameError
+
+    with Journal.open(state) as journal:
+        first = journal_game(journal, {"rules": "de", "players": ["A", "B"], "first": 0}, [])
+        last = journal_game(journal, {"rules": "de", "players": ["A", "B"], "first": 0}, [])
+        journal.finish(last, {"termination": "out", "rows": [], "winners": [0]})
+        for game_id, why in ((first, "unfinished"), (last, "the latest game")):
+            with pytest.raises(ArchiveRefusedError) as refused:
+                journal.remove_games([game_id])
+            assert (refused.value.game_id, refused.value.why) == (game_id, why)
+        with pytest.raises(NoSuchGameError):
+            journal.remove_games([last + 5])
+        assert [g.id for g in journal.games()] == [first, last]

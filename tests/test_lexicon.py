@@ -300,3 +300,57 @@ def test_cli_build_wrong_encoding(tmp_path: Path, capsys: pytest.CaptureFixture[
     source.write_bytes("Haus\nStra\xdfe\n".encode("latin-1"))
     assert main(["lexicon", "build", str(source), "--lang", "de", "-o", str(tmp_path / "x.marisa")]) == 2
     assert "line 2: not UTF-8" in capsys.readouterr().err
+
+
+def _every_pair(board, placement, lexicon, tile_set):  # type: ignore[no-untyped-def]
+    """The inference's answer by brute force: every letter for every blank, all words checked."""
+    import itertools
+
+    from engine.board import PlacedTile
+    from engine.lexicon import invalid_words
+    from engine.scoring import score
+
+    tiles = list(placement.tiles)
+    blanks = [i for i, p in enumerate(tiles) if p.tile.letter == "?"]
+    letters = [ch for ch in tile_set.letters if ch != "?"]
+    out = []
+    for names in itertools.product(letters, repeat=len(blanks)):
+        trial = list(tiles)
+        for i, ch in zip(blanks, names):
+            trial[i] = PlacedTile(tiles[i].square, tiles[i].tile.assigned(ch))
+        named = Placement(trial)
+        if not invalid_words(score(board, named).words, lexicon):
+            out.append(named)
+    return out
+
+
+@pytest.mark.parametrize(
+    "board_words, play",
+    [
+        ((), "E8:? F8:? G8:E H8:N"),  # ??EN
+        ((), "D8:? E8:? F8:I G8:E H8:L I8:E J8:N"),  # ??IELEN
+        ((), "H8:? I8:?"),  # every two-letter word
+        ((("H8", "across", "HAUS"),), "H9:? H10:? H11:E"),  # down from H: H??E, no cross words
+        ((("H8", "across", "HAUS"),), "I9:? J9:? K9:E"),  # ??E under AUS: three cross words (A?, U?, SE)
+        ((("H8", "across", "HAUS"),), "G9:? H9:?"),  # ?? under HA: a cross word with each blank
+        ((("H8", "across", "HAUS"),), "L7:? L8:? L9:T"),  # ?? down beside HAUS: HAUS? across
+    ],
+)
+def test_inference_names_blanks_as_trying_every_pair_does(board_words, play) -> None:  # type: ignore[no-untyped-def]
+    """The pruned search (cross words first, prefixes of the main word down the trie) finds
+    exactly what trying every pair of letters finds, in the same order."""
+    from engine.board import Board, Direction, Square
+
+    lexicon = lexicons.load(lexicons.shipped_path("de"), "de")
+    board = Board()
+    for start, way, word in board_words:
+        sq = Square.from_name(start)
+        d = Direction.ACROSS if way == "across" else Direction.DOWN
+        for n, ch in enumerate(word):
+            board.place(Square(sq.row + d.drow * n, sq.col + d.dcol * n), GERMAN.tiles_by_letter[ch])
+    placement = Placement(
+        (Square.from_name(a), GERMAN.tiles_by_letter[b]) for a, b in (item.split(":") for item in play.split())
+    )
+    expected = _every_pair(board, placement, lexicon, GERMAN)
+    got = infer_blanks(board, placement, lexicon, GERMAN)
+    assert [p.tiles for p in got] == [p.tiles for p in expected]

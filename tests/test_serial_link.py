@@ -366,3 +366,44 @@ def test_backoff_settings() -> None:
     with pytest.raises(BackoffConfigError, match="3.0") as info:
         Backoff(3.0, 1.0)
     assert isinstance(info.value, ScoreboardError) and isinstance(info.value, ValueError)
+
+
+# --- asleep between deadlines ---------------------------------------------------------------------
+
+
+def test_the_link_says_when_its_watchdog_is_next_due() -> None:
+    link = BoardLink(timeout=1.5, retry=0.5)
+    assert link.next_due() is None  # never opened: nothing to watch
+    link.reset(10.0)
+    link.outgoing()
+    assert link.next_due() == pytest.approx(10.5)  # the IDENTIFY is due again
+    assert link.tick(10.49) == [] and link.outgoing() == b""  # nothing before it
+    link.tick(10.5)
+    assert [decode_payload(f.type, f.payload) for f in FrameParser().feed(link.outgoing())] == [Identify()]
+    assert link.next_due() == pytest.approx(11.0)
+    link.feed(encode(HELLO, 0) + encode(Snapshot(1, ()), 1), 10.8)
+    assert link.next_due() == pytest.approx(12.3)  # synced: only the silence is watched
+    assert link.tick(12.2) == []
+    assert [type(e).__name__ for e in link.tick(12.3)] == ["LinkLost"]
+
+
+def test_a_command_goes_out_at_once_while_the_reader_sleeps() -> None:
+    """No deadline for a long time (a patient link): the reader sleeps in its wait until the
+    board writes; a command sent from another thread wakes it and is written at once."""
+    cable = FakeCable(timeout=60.0)
+    link = BoardLink(timeout=3600.0, retry=3600.0)
+    with SerialBoard("fake", opener=cable.open, sleep=Sleeps(), link=link) as board:
+        events = Events(board)
+        events.until(lambda e: isinstance(e, BoardReconnected))
+        cable.send(encode(HELLO, 0) + encode(Snapshot(1, ()), 1))
+        events.until(lambda e: isinstance(e, SnapshotReceived))
+        cable.received()
+        time.sleep(0.05)
+        board.send(RequestSnapshot())
+        got = b""
+        deadline = time.monotonic() + 5
+        while not got and time.monotonic() < deadline:
+            got = cable.received()
+            time.sleep(0.001)
+        assert [decode_payload(f.type, f.payload) for f in FrameParser().feed(got)] == [RequestSnapshot()]
+        assert time.monotonic() < deadline - 4  # (long before any deadline of the link)

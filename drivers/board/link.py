@@ -397,7 +397,7 @@ class BoardLink:
         return events
 
     def tick(self, now: float) -> list[BoardEvent]:
-        """The watchdog: call often (every read timeout); resends unanswered requests."""
+        """The watchdog: call at :meth:`next_due` (or any time); resends unanswered requests."""
         events: list[BoardEvent] = []
         if self._last_rx is not None and not self._lost and now - self._last_rx >= self.timeout:
             self._lost = True
@@ -415,6 +415,18 @@ class BoardLink:
             elif self.state is LinkState.SYNCING:
                 self._request_snapshot(now)
         return events
+
+    def next_due(self) -> float | None:
+        """When :meth:`tick` next has something to do (the link lost, a request due again);
+        None: nothing until bytes arrive. A transport sleeps until then or the next bytes."""
+        due: list[float] = []
+        if self._last_rx is not None and not self._lost:
+            due.append(self._last_rx + self.timeout)
+        if self.state is LinkState.INCOMPATIBLE:
+            due.append(-float("inf") if self._asked_at is None else self._asked_at + self.refused_retry)
+        elif self._asked_at is not None and self.state in (LinkState.WAITING_HELLO, LinkState.SYNCING):
+            due.append(self._asked_at + self.retry)
+        return min(due) if due else None
 
     # --- frames ---
 

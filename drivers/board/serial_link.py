@@ -16,6 +16,7 @@ import glob
 import logging
 import os
 import queue
+import select
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -48,7 +49,7 @@ log = logging.getLogger(__name__)
 BY_ID_DIR = "/dev/serial/by-id"
 DEFAULT_PATTERN = "*"
 DEFAULT_BAUDRATE = 115200
-READ_TIMEOUT = 0.05  # seconds a read waits; also how often the watchdog runs
+MIN_WAIT_S = 0.001  # the reader's shortest sleep before a deadline of the link
 
 
 class BoardNotFoundError(ScoreboardError, FileNotFoundError):
@@ -98,10 +99,19 @@ SerialEvent: TypeAlias = (
 
 
 class Port(Protocol):
-    """What :class:`SerialBoard` needs of a port (``serial.Serial`` has it)."""
+    """What :class:`SerialBoard` needs of a port (:class:`SerialPort` around pyserial).
+
+    ``wait`` blocks until bytes can be read (True), :meth:`wake` is called from another
+    thread or ``timeout`` seconds pass (None: no limit); ``read`` then returns what is
+    there without waiting (a port that reports bytes and gives none has failed: it raises).
+    """
 
     @property
     def in_waiting(self) -> int: ...
+
+    def wait(self, timeout: float | None) -> bool: ...
+
+    def wake(self) -> None: ...
 
     def read(self, size: int = 1) -> bytes: ...
 
@@ -121,9 +131,57 @@ def find_port(path: str | None = None, pattern: str = DEFAULT_PATTERN, directory
     return matches[0]
 
 
-def open_serial(path: str, baudrate: int = DEFAULT_BAUDRATE, timeout: float = READ_TIMEOUT) -> serial.Serial:
+class SerialPort:
+    """A pyserial port read without waiting (``timeout=0``), waited on with ``select`` on its
+    file descriptor and a pipe that :meth:`wake` writes to: the reader sleeps in the kernel
+    until the board writes, its link has a deadline, or another thread wants it."""
+
+    def __init__(self, port: serial.Serial) -> None:
+        self.port = port
+        self._woken, self._waker = os.pipe()
+        os.set_blocking(self._woken, False)
+        os.set_blocking(self._waker, False)
+
+    @property
+    def in_waiting(self) -> int:
+        return int(self.port.in_waiting)
+
+    def wait(self, timeout: float | None) -> bool:
+        readable, _, _ = select.select([self.port.fileno(), self._woken], [], [], timeout)
+        if self._woken in readable:
+            try:
+                os.read(self._woken, 512)
+            except BlockingIOError:
+                pass
+        return self.port.fileno() in readable
+
+    def wake(self) -> None:
+        try:
+            os.write(self._waker, b"w")
+        except (BlockingIOError, OSError):
+            pass  # (already woken, or closed)
+
+    def read(self, size: int = 1) -> bytes:
+        return bytes(self.port.read(size))
+
+    def write(self, data: bytes, /) -> int | None:
+        written: int | None = self.port.write(data)
+        return written
+
+    def close(self) -> None:
+        try:
+            self.port.close()
+        finally:
+            for fd in (self._woken, self._waker):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+def open_serial(path: str, baudrate: int = DEFAULT_BAUDRATE) -> SerialPort:
     """``path`` opened with pyserial, exclusively (another process holding it is an error)."""
-    return serial.Serial(path, baudrate, timeout=timeout, write_timeout=1.0, exclusive=True)
+    return SerialPort(serial.Serial(path, baudrate, timeout=0, write_timeout=1.0, exclusive=True))
 
 
 @dataclass(frozen=True)
@@ -206,6 +264,7 @@ class SerialBoard:
     def close(self) -> None:
         """Stop the reader thread and close the port."""
         self._stop.set()
+        self._wake()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
 
@@ -248,16 +307,24 @@ class SerialBoard:
             for event in events:
                 if isinstance(event, LinkLost):
                     self._lost = f"no frame from the board for {event.silent_for:.1f} s"
+                    port.wake()  # (the reader reconnects)
                     return
                 self._put(event)
 
     def send(self, msg: Message) -> None:
         """Have ``msg`` (a host command) sent to the controller; safe from any thread.
 
-        It goes out at the reader thread's next turn (within a read timeout) while the port
-        is open; a command given while it is not waits for the next open.
+        It goes out at once while the port is open (the reader thread is woken); a command
+        given while it is not waits for the next open.
         """
         self._commands.put(msg)
+        self._wake()
+
+    def _wake(self) -> None:
+        """Wake the reader thread from its wait on the port (if one is open)."""
+        port = self._port
+        if port is not None:
+            port.wake()
 
     def read_events(self, timeout: float) -> list[BoardEvent]:
         """The events waiting, after blocking up to ``timeout`` seconds for the first one."""
@@ -323,7 +390,11 @@ class SerialBoard:
                 port.write(out)  # (IDENTIFY: written before a lockstep barrier can count this port read)
             self._position = (self._device, 0)
         while not self._stop.is_set():
-            data = port.read(max(1, port.in_waiting))
+            # Asleep until the board writes, the link has a deadline (never in lockstep: the
+            # timers run in tick()), or another thread wakes it (send, tick, close).
+            due = None if self.lockstep else self.link.next_due()
+            readable = port.wait(None if due is None else max(due - self._clock(), MIN_WAIT_S))
+            data = port.read(max(1, port.in_waiting)) if readable else b""
             with self._lock:
                 if self._lost is not None:
                     return self._lost
@@ -434,6 +505,7 @@ class _FakePort:
         self._cable = cable
         self.broken = False
         self.closed = False
+        self._woken = False
 
     def _check(self) -> None:
         if self.broken or self.closed:
@@ -444,6 +516,19 @@ class _FakePort:
         with self._cable._cond:
             self._check()
             return len(self._cable._to_host)
+
+    def wait(self, timeout: float | None) -> bool:
+        cable = self._cable
+        with cable._cond:
+            if not self._woken and not cable._to_host and not self.broken and not self.closed:
+                cable._cond.wait(timeout)
+            self._woken = False
+            return bool(cable._to_host) or self.broken or self.closed
+
+    def wake(self) -> None:
+        with self._cable._cond:
+            self._woken = True
+            self._cable._cond.notify_all()
 
     def read(self, size: int = 1) -> bytes:
         cable = self._cable

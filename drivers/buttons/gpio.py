@@ -1,10 +1,14 @@
 """The gpiozero shell around the button logic, and a mock panel for tests and simulation.
 
-:class:`Buttons` builds one ``gpiozero.Button(pin, pull_up=True, bounce_time=None)`` per
-configured pin (each button closes to GND), stamps every edge with the injected clock and
-feeds it to :class:`~drivers.buttons.logic.ButtonBank`; :meth:`Buttons.tick` (called by
-the owner, or by the thread of :meth:`Buttons.start`) drives the hold timers. Events go to
-``on_event``, from whichever thread saw them (gpiozero's callback thread or the ticker).
+:class:`Buttons` builds one ``gpiozero.DigitalInputDevice(pin, pull_up=True,
+bounce_time=None)`` per configured pin (each button closes to GND; not ``gpiozero.Button``,
+whose hold thread wakes ten times a second per button), stamps every edge with the injected
+clock in gpiozero's edge callback and feeds it to :class:`~drivers.buttons.logic.ButtonBank`.
+Nothing polls: the thread of :meth:`Buttons.start` sleeps until the bank's next deadline (a
+level settling, a long press, stuck: :meth:`ButtonBank.next_due`, from the edges' times) or
+the next edge, whichever comes first, and sleeps for good while no button is touched. The
+owner may instead call :meth:`Buttons.tick` itself (a virtual clock). Events go to
+``on_event``, from whichever thread saw them (gpiozero's callback thread or the timer).
 
 The pin factory is the ``pin_factory`` argument (a factory or a name such as ``"mock"``,
 ``"lgpio"``, ``"rpigpio"``), else ``$GPIOZERO_PIN_FACTORY``, else gpiozero's detection
@@ -22,7 +26,7 @@ from importlib.metadata import entry_points
 from types import TracebackType
 from typing import Any, Protocol, Self
 
-from gpiozero import Button, Device  # type: ignore[import-untyped]
+from gpiozero import DigitalInputDevice, Device  # type: ignore[import-untyped]
 from gpiozero.pins import Factory  # type: ignore[import-untyped]
 from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped]
 
@@ -53,6 +57,9 @@ RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
 """HAT ID EEPROM (0, 1), I2C for the OLED (2, 3), UART link (14, 15)."""
 
 _log = logging.getLogger(__name__)
+
+MIN_WAIT_S = 0.001
+"""The timer thread's shortest sleep (a deadline that the clock has not reached yet)."""
 
 
 class PinMapError(ButtonError, ValueError):
@@ -168,8 +175,9 @@ class Buttons:
         self._on_event = on_event
         self._clock = clock
         self._lock = threading.RLock()
-        self._devices: dict[ButtonId, Button] = {}
-        self._stop = threading.Event()
+        self._devices: dict[ButtonId, DigitalInputDevice] = {}
+        self._stop = False
+        self._wake = threading.Condition(self._lock)  # an edge or close(): the next deadline changed
         self._thread: threading.Thread | None = None
         self.pin_factory = _factory(pin_factory)
         # A factory made here from its name is ours to close; one passed in or gpiozero's
@@ -177,7 +185,7 @@ class Buttons:
         self._owns_factory = isinstance(pin_factory, str)
         try:
             for button, pin in self.pins.items():
-                self._devices[button] = Button(
+                self._devices[button] = DigitalInputDevice(
                     pin, pull_up=True, bounce_time=None, pin_factory=self.pin_factory
                 )
         except Exception as e:  # a pin in use, not on this board, no permission...
@@ -187,13 +195,13 @@ class Buttons:
             # Handlers first, levels after: an edge in between waits for the lock and then
             # finds the bank built with its own level, so no edge is lost.
             for button, device in self._devices.items():
-                device.when_pressed = self._edge_handler(button, True)
-                device.when_released = self._edge_handler(button, False)
+                device.when_activated = self._edge_handler(button, True)
+                device.when_deactivated = self._edge_handler(button, False)
             self._bank = ButtonBank(
                 self.pins,
                 timing,
                 now=clock(),
-                pressed={b: bool(d.is_pressed) for b, d in self._devices.items()},
+                pressed={b: bool(d.is_active) for b, d in self._devices.items()},
             )
 
     def _edge_handler(self, button: ButtonId, pressed: bool) -> Callable[[], None]:
@@ -201,6 +209,7 @@ class Buttons:
             at = self._clock()  # stamped before waiting for the lock: the order of presses counts
             with self._lock:
                 self._emit(self._bank.edge(button, pressed, at))
+                self._wake.notify()
 
         return handler
 
@@ -216,22 +225,37 @@ class Buttons:
         with self._lock:
             self._emit(self._bank.tick(self._clock() if now is None else now))
 
-    def start(self, interval: float = 0.02) -> None:
-        """Tick every ``interval`` seconds (real time) on a daemon thread until :meth:`close`."""
+    def next_due(self) -> float | None:
+        """When the next :meth:`tick` can give an event (the clock's time; None: not before an edge)."""
+        with self._lock:
+            return self._bank.next_due()
+
+    def start(self) -> None:
+        """Tick at each deadline (real time) on a daemon thread until :meth:`close`: it sleeps
+        until the bank's next deadline or the next edge, and without a deadline until an edge."""
         if self._thread is not None:
             return
-        self._stop.clear()
+        with self._lock:
+            self._stop = False
 
         def run() -> None:
-            while not self._stop.wait(interval):
-                self.tick()
+            with self._lock:
+                while not self._stop:
+                    due = self._bank.next_due()
+                    now = self._clock()
+                    if due is not None and due <= now:
+                        self._emit(self._bank.tick(now))
+                        if self._bank.next_due() == due:  # (a clock that does not move: no spinning)
+                            self._wake.wait(MIN_WAIT_S)
+                        continue
+                    self._wake.wait(None if due is None else max(due - now, MIN_WAIT_S))
 
-        self._thread = threading.Thread(target=run, name="buttons-tick", daemon=True)
+        self._thread = threading.Thread(target=run, name="buttons-timer", daemon=True)
         self._thread.start()
 
     def raw_level(self, button: ButtonId) -> bool:
         """The pin's level now, undebounced: True while the contact is closed."""
-        return bool(self._devices[button].is_pressed)
+        return bool(self._devices[button].is_active)
 
     def is_pressed(self, button: ButtonId) -> bool:
         """The debounced level of ``button``."""
@@ -244,8 +268,10 @@ class Buttons:
             return self._bank.logic(button).is_stuck
 
     def close(self) -> None:
-        """Stop the ticker and release the pins; safe to call twice."""
-        self._stop.set()
+        """Stop the timer thread and release the pins; safe to call twice."""
+        with self._lock:
+            self._stop = True
+            self._wake.notify()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join()
         self._thread = None

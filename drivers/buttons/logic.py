@@ -1,7 +1,8 @@
 """Button logic, pure: debounce, short/long press and stuck detection on injected time.
 
 Each :class:`ButtonLogic` is fed raw edges ``edge(pressed, at)`` and ``tick(now)`` and
-returns the :class:`ButtonEvent` s that became due. Times are seconds from any monotonic
+returns the :class:`ButtonEvent` s that became due; ``next_due()`` says when the next
+``tick`` can give anything (a level settling, a long press, stuck), so nothing polls. Times are seconds from any monotonic
 source; nothing here reads a clock or touches GPIO.
 
 - Debounce: a level counts once it has held ``debounce_ms``. A burst of bounces is one
@@ -209,7 +210,7 @@ class ButtonLogic:
         now = max(now, self._now)
         self._now = now
         events: list[ButtonEvent] = []
-        settled = now - self._raw_since >= self._debounce
+        settled = now - self._raw_since >= self._debounce - _TOLERANCE
         if self._raw == self._stable and settled:
             self._burst = None  # a glitch that went back: forget it
         if self._stable:
@@ -228,6 +229,20 @@ class ButtonLogic:
             else:
                 events += self._release(start)
         return events
+
+    def next_due(self) -> float | None:
+        """The earliest time at which :meth:`tick` can give an event or settle a level (None:
+        nothing until the next edge). Computed from the edges' times: a caller sleeps until
+        then instead of ticking on a period."""
+        if self._raw != self._stable or self._burst is not None:
+            # the level settles, or a glitch is forgotten (the hold's events up to the burst's
+            # first edge came with that edge; the rest are due once it settled)
+            return self._raw_since + self._debounce
+        if self._stable and not self._long_sent:
+            return self._press_start + self._long
+        if self._stable and not self._stuck_sent:
+            return self._press_start + self._stuck
+        return None
 
     def _hold_events(self, held: float) -> list[ButtonEvent]:
         events = []
@@ -290,6 +305,11 @@ class ButtonBank:
         self.logic(button)  # unknown buttons raise before anything changes
         events = self.tick(at)
         return events + self._logic[button].edge(pressed, at)
+
+    def next_due(self) -> float | None:
+        """The earliest :meth:`ButtonLogic.next_due` of the buttons (None: none is due)."""
+        due = [d for logic in self._logic.values() if (d := logic.next_due()) is not None]
+        return min(due) if due else None
 
     def tick(self, now: float) -> list[ButtonEvent]:
         """Every button's events due by ``now``, ordered by their ``at``."""

@@ -1,9 +1,12 @@
-"""The ``capture`` display: luma.emulator's PNG capture, each frame written atomically.
+"""The ``capture`` display: a PNG per frame (as luma.emulator's capture), written atomically.
 
 A frame goes to a temporary file (``NAME.png.part``, which no ``*.png`` glob takes) and is
 renamed into place, so a killed process leaves whole frames and at most one stray
 ``.part`` file, never a 0-byte or truncated PNG. Numbering goes on after the highest frame
 already in the folder: a restarted run adds its frames after those of the run before.
+It is a luma.core device of its own, not luma.emulator's ``capture``: that one imports
+pygame (and pygame pkg_resources), over a second of a simulated service's start for
+frames that Pillow encodes anyway.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from typing import Any
 
 from PIL import Image
 
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-from luma.emulator.device import capture  # noqa: E402
+from luma.core.device import device
+from luma.core.interface.serial import noop
 
 __all__ = ["AtomicCapture", "last_frame_number"]
 
@@ -37,19 +40,38 @@ def last_frame_number(folder: Path, prefix: str) -> int:
     return highest
 
 
-class AtomicCapture(capture):  # type: ignore[misc]  # luma has no type hints
-    """luma.emulator's ``capture`` writing ``PREFIX{N:06}.png`` in ``folder`` by temp file and rename.
+class AtomicCapture(device):  # type: ignore[misc]  # luma has no type hints
+    """A display writing ``PREFIX{N:06}.png`` in ``folder`` by temp file and rename.
 
-    Pillow encodes the frame (RGB, dimmed towards black below full contrast, as the emulator
-    shows it): pygame's save to a file object keeps about 0.9 kB a frame for good.
+    Pillow encodes the frame (RGB, dimmed towards black below full contrast, as
+    luma.emulator shows it); contrast, show and hide behave as the emulator's (a new
+    contrast writes the last frame again).
     """
 
     def __init__(self, folder: Path, prefix: str, width: int, height: int, rotate: int = 0, mode: str = "1") -> None:
+        super().__init__(serial_interface=noop())
+        self.capabilities(width, height, rotate, mode)
         self._folder = folder
         self._prefix = prefix
-        super().__init__(width=width, height=height, rotate=rotate, mode=mode, transform="none", scale=1,
-                         file_template=str(folder / f"{prefix}{{0:06}}.png"))
+        self._contrast = 1.0
+        self._last_image: Any = None
+        self._file_template = str(folder / f"{prefix}{{0:06}}.png")
         self._count = last_frame_number(folder, prefix)
+
+    def show(self) -> None:
+        self.contrast(0xFF)
+
+    def hide(self) -> None:
+        self.contrast(0x00)
+
+    def contrast(self, value: int) -> None:
+        assert 0 <= value <= 255
+        self._contrast = value / 255.0
+        if self._last_image is not None:
+            self.display(self._last_image)
+
+    def cleanup(self) -> None:
+        pass
 
     def display(self, image: Any) -> None:
         """Write ``image`` (a PIL image of the device's size) as the next numbered frame."""

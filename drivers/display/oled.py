@@ -2,7 +2,7 @@
 
 Three layers, as in luma: the bus (I2C, optionally behind a TCA9548A multiplexer, or SPI
 with its D/C and reset lines on GPIOs driven through gpiozero), the device (luma.oled's
-``ssd1306``, ``sh1106``, ``ssd1309`` or ``ssd1322``, luma's ``dummy`` or luma.emulator's
+``ssd1306``, ``sh1106``, ``ssd1309`` or ``ssd1322``, luma's ``dummy`` or our PNG
 ``capture``, each of the panel's size) and :class:`Display`, which pushes an image only when
 it differs from the last one pushed: a full 128x64 frame costs about 23 ms of I2C bus time,
 a 256x64 greyscale one about 8 ms of SPI at 8 MHz.
@@ -212,7 +212,7 @@ def make_device(display: Any, capture_dir: str | Path | None = None, seat: int =
 
     ``capture`` writes ``screen-SEAT-NNNNNN.png`` files into ``capture_dir`` (default:
     the current directory), each atomically, numbered on after the frames already there
-    (:mod:`drivers.display.capture`); it needs luma.emulator (and pygame). An SPI panel
+    (:mod:`drivers.display.capture`, Pillow's PNG encoder). An SPI panel
     uses ``spi`` (a ``spidev.SpiDev``-like object; default spidev's) and gpiozero's
     ``pin_factory`` for its D/C and reset lines.
     """
@@ -224,12 +224,8 @@ def make_device(display: Any, capture_dir: str | Path | None = None, seat: int =
 
         return dummy(width=width, height=height, rotate=display.rotate, mode="1")
     if driver == "capture":
-        try:
-            from drivers.display.capture import AtomicCapture
-        except ImportError as e:
-            raise DisplayError(
-                f"display.driver = \"capture\" needs luma.emulator: {e}; install the test extra"
-            ) from None
+        from drivers.display.capture import AtomicCapture
+
         folder = Path(capture_dir or ".")
         folder.mkdir(parents=True, exist_ok=True)
         return AtomicCapture(folder, f"screen-{seat + 1}-", width, height, rotate=display.rotate)

@@ -12,7 +12,9 @@ from collections.abc import Callable
 
 from . import (
     core_bench,
+    count_bench,
     engine_bench,
+    idle_bench,
     lexicon_bench,
     link_bench,
     long_game_bench,
@@ -33,6 +35,10 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
     ("service", "peak RSS of scoreboard run --simulate playing the demo game with PNG capture", service_bench.run),
     ("play", "scoreboard play: a frame the service shows to that frame on the page (Chromium where installed,"
      " else a plain WebSocket client), Menu pressed from the page", play_bench.run),
+    ("idle", "an idle 4-seat table: wakeups and CPU of scoreboard run --simulate over 30 s from /proc; start to"
+     " first frame, warm and cold bytecode", idle_bench.run),
+    ("counts", "machine instructions (valgrind) per Done, two-blank Done, lookup, frame, idle second, start to"
+     " first frame; projected onto a Pi Zero 2 W", count_bench.run),
     ("long", "RSS of scoreboard run --simulate over a 4-player game of 2 virtual hours, tiles sliding,"
      " the game clock running: at the start, the end and the peak (the GIF at exit included)", long_game_bench.run),
 ]

@@ -31,6 +31,7 @@ from .challenges import deadlines, open_window, rule_challenges
 from .clocks import board_away, board_back, move_limit, pause, sync_clock
 from .commit import Fx, Step, commit, playing
 from .context import Context
+from .due import next_due
 from .effects import Announce, Append, Effect, Show
 from .first_draw import new_game, start_game
 from .inputs import BoardAway, BoardBack, BoardRead, Input, ReaderState, Tick
@@ -74,6 +75,11 @@ class Table:
         s, effects = finish(ctx, s, fx)
         effects += [Announce(speech) for speech in announcements(ctx, state, s)]
         return s, _with_moment(state, s, effects)
+
+    def next_due(self, state: TableState) -> float | None:
+        """The earliest time a :class:`Tick` can change ``state`` (None: not before an
+        input); earlier ticks change nothing (:func:`.due.next_due`)."""
+        return next_due(self.context, state)
 
     def refused(self, state: TableState, event: Input) -> TableState:
         """The state to keep when the journal refused the step ``event`` caused (a full

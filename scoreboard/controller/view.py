@@ -66,6 +66,8 @@ class Frames:
 
 
 PANELS = 4
+COUNTDOWN_ROUNDING = 0.999
+"""The challenge window's countdown shows the seconds left rounded up (0.001 s left is 1)."""
 """Seat panels a table may have: one per seat of the largest game; a panel whose seat has
 no player in this game shows the shared screen."""
 
@@ -166,7 +168,7 @@ def _board_and_game(ctx: Context, s: TableState) -> Iterator[tuple[Screen, int |
         return
     w = phase.window
     if w is not None:
-        left = max(0, int(w.deadline - now + 0.999))
+        left = max(0, int(w.deadline - now + COUNTDOWN_ROUNDING))
         yield ChallengeWindowScreen(left, int(w.total), s.names[w.player]), None
 
 
