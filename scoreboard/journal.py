@@ -310,9 +310,18 @@ def _schema_v2(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE entries ADD COLUMN crc INTEGER")  # journal_crc.entry_crc
 
 
+def _schema_v3(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE broadcast ("  # the publish cursor (scoreboard.broadcast.cursor): what the broker has taken
+        " game_id INTEGER PRIMARY KEY REFERENCES games(id),"
+        " seq INTEGER NOT NULL,"  # the last entry the broker acknowledged (0: the game's start)
+        " finished TEXT)"  # the game's finished time whose result it acknowledged
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
-MIGRATIONS: tuple[Migration, ...] = (_schema_v1, _schema_v2)
+MIGRATIONS: tuple[Migration, ...] = (_schema_v1, _schema_v2, _schema_v3)
 """``MIGRATIONS[i]`` turns schema version ``i`` into ``i + 1``; add a function for a new version."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

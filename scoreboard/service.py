@@ -78,7 +78,7 @@ from scoreboard.screens.text import text
 from scoreboard.voice.models import SpeechKind
 from scoreboard.voice.text import announcement
 
-__all__ = ["GameJournal", "Service", "Voice", "Watcher"]
+__all__ = ["Broadcast", "GameJournal", "Service", "Voice", "Watcher"]
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,16 @@ class GameJournal(Protocol):
     def keep_copy(self, damage: Damage) -> Kept: ...
 
     def close(self) -> None: ...
+
+
+class Broadcast(Protocol):
+    """Who publishes the table to the venue's broker (:class:`scoreboard.broadcast.Publisher`):
+    told of each journal commit and each state, from the service's thread; each call returns
+    at once (the network is never waited on)."""
+
+    def journaled(self, game: int, seqs: Sequence[int]) -> None: ...
+
+    def table(self, state: TableState, game: int | None, seq: int) -> None: ...
 
 
 class Voice(Protocol):
@@ -133,7 +143,8 @@ class Service:
     ``house``: the house list of a language (None: overrides are not written down);
     ``shown``: a text file that gets a line per screen shown (``--simulate``); ``clock``:
     seconds, as the inputs' ``at``; ``voice``: says the announcements (None: silent);
-    ``watcher``: told each frame shown and each state taken (None: nobody watches).
+    ``watcher``: told each frame shown and each state taken (None: nobody watches);
+    ``broadcast``: told each commit and each state (None: the table is not published).
     """
 
     def __init__(
@@ -149,8 +160,11 @@ class Service:
         shown: TextIO | None = None,
         voice: Voice | None = None,
         watcher: Watcher | None = None,
+        broadcast: Broadcast | None = None,
     ) -> None:
         self.watcher = watcher
+        self.broadcast = broadcast
+        self.seq = 0  # the last entry of the game in play
         self.table = table
         self.journal = journal
         self.displays = tuple(displays)
@@ -182,6 +196,8 @@ class Service:
         self._state = state
         if state is not None and self.watcher is not None:
             self.watcher.table(state)
+        if state is not None and self.broadcast is not None:
+            self.broadcast.table(state, self.game_id, self.seq)
 
     # --- start ---------------------------------------------------------------------------
 
@@ -207,6 +223,7 @@ class Service:
                 for why in read.dropped:
                     log.warning("game %s: a moment could not be read (%s); the table comes back to an earlier one", info.id, why)
                 self.game_id = info.id
+                self.seq = entries[-1].seq if entries else 0
                 log.info("resumed game %s (%d records)", info.id, len(records))
                 self._carry(state, effects, fresh=True)
                 if isinstance(state.phase, Over) and info.result != _result(state.phase.game.tally()):
@@ -420,9 +437,16 @@ class Service:
         if started is not None:
             self._abandon("a new game was started")
             self.game_id = self.journal.start_game(encode_meta(started), items)
+            self.seq = 0
+            if self.broadcast is not None:
+                self.seq = self.journal.game(self.game_id).entries
+                self.broadcast.journaled(self.game_id, range(1, self.seq + 1))
         elif items:
             assert self.game_id is not None, "records before the game's start"
-            self.journal.append_many(self.game_id, items)
+            seqs = self.journal.append_many(self.game_id, items)
+            self.seq = seqs[-1] if seqs else self.seq
+            if self.broadcast is not None:
+                self.broadcast.journaled(self.game_id, seqs)
         self._unsaved = None
 
     def _refuse(self, error: JournalWriteError, fresh: bool, kept: TableState | None = None) -> None:
@@ -533,6 +557,8 @@ class Service:
             self._failed = self._save_failed(e)
         else:
             self._pending_result = None
+            if self.broadcast is not None:
+                self.broadcast.journaled(game_id, ())
 
     def _game_over(self, effect: GameOver) -> None:
         if self.game_id is None:
