@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 WINDOW = 16  # records published and not yet acknowledged, at most
 SAVE_EVERY_S = 0.5  # the cursor is written at most this often (and when idle)
 REFUSED_RETRY_S = 30.0  # after the broker refused a record (its ACL): try again after this long
+STATE_EVERY_S = 1.0  # the table's state is published at most this often ...
+CLOCK_EVERY_S = 10.0  # ... and when only the clocks moved, this often (the pages run the clocks between)
 
 
 def connect_client(
@@ -99,6 +101,7 @@ class Publisher:
         self._committed: dict[tuple[int, int], float] = {}  # (game, seq): wall time of the commit
         self._state: tuple[TableState, int | None, int] | None = None
         self._state_sent = True
+        self._state_last: tuple[float, dict[str, Any] | None] = (-1e9, None)  # when, and the view without clocks
         self._refused_until = 0.0
         self._outage_logged = False
         #: what happened, for the bench and the tests: records acknowledged, refused by the broker
@@ -149,6 +152,8 @@ class Publisher:
         """Wait up to ``flush_s`` (``broadcast.flush_s``) for the broker to take what is
         journaled, say offline, save the cursor and close."""
         deadline = time.monotonic() + (self.config.flush_s if flush_s is None else flush_s)
+        with self._lock:
+            self._state_last = (-1e9, None)  # the last state goes out at once
         while time.monotonic() < deadline and not self.idle():
             self._wake.set()
             time.sleep(0.02)
@@ -171,11 +176,11 @@ class Publisher:
             self._log.close()
 
     def idle(self) -> bool:
-        """Nothing journaled is waiting to be acknowledged (the table's state included)."""
+        """Nothing journaled is waiting to be acknowledged."""
         if self._log is None:
             return True
         with self._lock:
-            if self._flights or not self._state_sent:
+            if self._flights:
                 return False
             acked = dict(self._acked)
         try:
@@ -204,17 +209,28 @@ class Publisher:
 
     def _step(self) -> None:
         if self._connected and self.wall() >= self._refused_until:
-            self._publish_state()
             self._publish_records()
+            self._publish_state()
         self._save()
 
     def _publish_state(self) -> None:
+        """The latest state, at most every :data:`STATE_EVERY_S` (:data:`CLOCK_EVERY_S` when
+        only the time moved: every tick is a new state)."""
+        now = self.wall()
         with self._lock:
             if self._state_sent or self._state is None:
                 return
             state, game, seq = self._state
+            view = state_view(state)
+            steady = {k: v for k, v in view.items() if k not in ("now", "clock", "window")}
+            steady["seq"], steady["game"] = seq, game
+            last_at, last = self._state_last
+            wait = CLOCK_EVERY_S if steady == last else STATE_EVERY_S
+            if now - last_at < wait:
+                return  # (kept: sent once the wait is over; the thread wakes at least twice a second)
             self._state_sent = True
-        message = StateMessage(game, seq, state_view(state), self.wall())
+            self._state_last = (now, steady)
+        message = StateMessage(game, seq, view, now)
         assert self._client is not None
         self._client.publish(self._topic["state"], encode(message), qos=1, retain=True)
 
@@ -274,6 +290,7 @@ class Publisher:
             self._flights.clear()  # (paho sends those again by itself; the hub drops doubles)
             self._sent = dict(self._acked)
             self._state_sent = self._state is None
+            self._state_last = (-1e9, None)
         client.subscribe(self._topic["resend"], qos=1)
         client.publish(self._topic["status"], encode(StatusMessage(True)), qos=1, retain=True)
         self._wake.set()
