@@ -13,6 +13,7 @@ from collections.abc import Callable
 from . import (
     core_bench,
     engine_bench,
+    hub_bench,
     lexicon_bench,
     link_bench,
     long_game_bench,
@@ -33,6 +34,9 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
     ("service", "peak RSS of scoreboard run --simulate playing the demo game with PNG capture", service_bench.run),
     ("play", "scoreboard play: a frame the service shows to that frame on the page (Chromium where installed,"
      " else a plain WebSocket client), Menu pressed from the page", play_bench.run),
+    ("hub", "scoreboard hub with 50 and 200 boards (lightweight publishers replaying a journal at table speed and"
+     " 2 real board services) on one Mosquitto: a record's journal commit on a board to the venue page in"
+     " Chromium (p50, p99 ms), the hub's CPU and peak memory, the broker's peak memory", hub_bench.run),
     ("long", "RSS of scoreboard run --simulate over a 4-player game of 2 virtual hours, tiles sliding,"
      " the game clock running: at the start, the end and the peak (the GIF at exit included)", long_game_bench.run),
 ]
