@@ -27,6 +27,7 @@ from scoreboard.broadcast.messages import (
 )
 
 from .game import HubGame
+from .store import Writer
 
 __all__ = ["Hub", "Refusal", "TableFeed"]
 
@@ -96,6 +97,7 @@ class Hub:
         self.refused: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         self.refused_count = 0
         self.doubles = 0
+        self.writer = Writer()
         self._load()
 
     def _load(self) -> None:
@@ -107,7 +109,7 @@ class Hub:
             for path in sorted(table_dir.glob("game-*.sqlite")):
                 number = path.stem.removeprefix("game-")
                 if number.isdigit():
-                    feed.games[int(number)] = HubGame.open(self.folder, table_dir.name, int(number))
+                    feed.games[int(number)] = HubGame.open(self.folder, table_dir.name, int(number), self.writer)
 
     def _table(self, name: str) -> TableFeed:
         if name not in self.tables:
@@ -119,6 +121,7 @@ class Hub:
             for feed in self.tables.values():
                 for game in feed.games.values():
                     game.close()
+        self.writer.stop()
 
     # --- arriving ---------------------------------------------------------------------------
 
@@ -142,7 +145,7 @@ class Hub:
             feed = self._table(table)
             game = feed.games.get(record.game)
             if game is None:
-                game = feed.games[record.game] = HubGame.open(self.folder, table, record.game)
+                game = feed.games[record.game] = HubGame.open(self.folder, table, record.game, self.writer)
             if not game.receive(record, now):
                 self.doubles += 1
                 return None

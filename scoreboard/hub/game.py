@@ -25,7 +25,7 @@ from scoreboard.controller.records import Committed
 from scoreboard.export_cli import gcg_text
 from scoreboard.journal_format import COMMAND_KIND, decode_entry, decode_meta, rules_of
 
-from .store import GameStore, StoredRecord
+from .store import GameStore, StoredRecord, Writer
 
 __all__ = ["Flag", "HubGame", "Snap"]
 
@@ -73,9 +73,9 @@ class HubGame:
         return f"{self.table}-{self.game}"
 
     @classmethod
-    def open(cls, folder: Path, table: str, game: int) -> HubGame:
-        """The game's file in ``folder`` (made if new), replayed as far as it goes."""
-        hub = cls(table, game, GameStore(folder / table / f"game-{game}.sqlite"))
+    def open(cls, folder: Path, table: str, game: int, writer: Writer | None = None) -> HubGame:
+        """The game's file in ``folder`` (made if new, through ``writer``), replayed as far as it goes."""
+        hub = cls(table, game, GameStore(folder / table / f"game-{game}.sqlite", writer))
         hub.start = hub.store.get("start")
         hub.result = hub.store.get("result")
         for record in hub.store.records():

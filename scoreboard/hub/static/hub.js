@@ -5,7 +5,7 @@ const PAGE = document.body.className;
 const TABLE = PAGE === "table" || PAGE === "overlay" ? decodeURIComponent(location.pathname.split("/").pop()) : null;
 const tables = new Map();   // table name -> {summary, arrived}
 let hello = null;
-// every record a push brought: {table, seq, committed, arrived} (the bench reads it)
+// every record a push brought, once drawn: {table, seq, committed, arrived} (the bench and the tests read it)
 window.hubTaken = [];
 
 const PREMIUM = (() => {
@@ -114,10 +114,17 @@ function venueCard(entry) {
     players(entry, false), flags(summary.game));
 }
 
-function renderVenue(main) {
-  const grid = el("section", { class: "venue" });
-  for (const name of [...tables.keys()].sort()) grid.append(venueCard(tables.get(name)));
-  main.replaceChildren(grid);
+function renderVenue(main, changed) {
+  // only the cards of the tables that changed are made anew (a venue has hundreds)
+  let grid = main.querySelector("section.venue");
+  if (!grid) { grid = el("section", { class: "venue" }); main.replaceChildren(grid); }
+  for (const name of changed) {
+    const card = venueCard(tables.get(name));
+    const old = document.getElementById("t-" + name);
+    if (old) { old.replaceWith(card); continue; }
+    const after = [...grid.children].find((c) => c.id.slice(2) > name);
+    grid.insertBefore(card, after || null);
+  }
 }
 
 function renderTable(main) {
@@ -158,11 +165,24 @@ function renderStandings(main, message) {
   main.replaceChildren(table, el("h2", { text: "Games" }), games);
 }
 
+// what arrived since the last frame drawn: the tables changed and their records (seq, committed)
+let changed = new Set(), pending = [], drawing = false;
+
 function render() {
+  drawing = false;
   const main = document.getElementById("main");
-  if (PAGE === "venue") renderVenue(main);
+  if (PAGE === "venue") renderVenue(main, [...changed].sort());
   else if (PAGE === "table") renderTable(main);
   else if (PAGE === "overlay") renderOverlay(main);
+  changed = new Set();
+  const now = Date.now() / 1000;  // each record is on the page from now on
+  for (const [table, seq, committed] of pending) window.hubTaken.push({ table, seq, committed, arrived: now });
+  pending = [];
+  if (window.hubTaken.length > 100000) window.hubTaken.splice(0, 50000);
+}
+
+function schedule() {
+  if (!drawing) { drawing = true; requestAnimationFrame(render); }
 }
 
 function tickClocks() {
@@ -189,10 +209,9 @@ function connect() {
     } else if (message.type === "table") {
       const name = message.summary.table;
       tables.set(name, { summary: message.summary, arrived });
-      const now = Date.now() / 1000;
-      for (const [seq, committed] of message.taken) window.hubTaken.push({ table: name, seq, committed, arrived: now });
-      if (window.hubTaken.length > 100000) window.hubTaken.splice(0, 50000);
-      render();
+      changed.add(name);
+      for (const [seq, committed] of message.taken) pending.push([name, seq, committed]);
+      schedule();
     } else if (message.type === "standings") {
       renderStandings(document.getElementById("main"), message);
     }
