@@ -79,7 +79,7 @@ def test_a_scripted_game_shows_up_move_by_move_on_the_table_page(tmp_path: Path)
                 page.goto(f"{url}/")
                 page.wait_for_selector("#t-t1 .players li")
                 page.goto(f"{url}/standings")
-                page.wait_for_selector(".standings tbody tr")
+                page.wait_for_selector(".ranking tbody tr")
                 page.goto(f"{url}/overlay/t1")
                 page.wait_for_selector(".players.big li")
         finally:

@@ -111,13 +111,13 @@ function venueCard(entry) {
   const { summary } = entry;
   return el("article", { class: "card", id: "t-" + summary.table },
     el("h2", {}, el("a", { href: "/tables/" + encodeURIComponent(summary.table), text: summary.table }), " ", status(summary)),
-    players(entry, false), flags(summary.game));
+    players(entry, false), flags(summary.game) || "");
 }
 
 function renderVenue(main, changed) {
   // only the cards of the tables that changed are made anew (a venue has hundreds)
-  let grid = main.querySelector("section.venue");
-  if (!grid) { grid = el("section", { class: "venue" }); main.replaceChildren(grid); }
+  let grid = main.querySelector("section.tables");
+  if (!grid) { grid = el("section", { class: "tables" }); main.replaceChildren(grid); }
   for (const name of changed) {
     const card = venueCard(tables.get(name));
     const old = document.getElementById("t-" + name);
@@ -143,8 +143,9 @@ function renderTable(main) {
     if (game.tally) side.append(el("p", { class: "tally", text: "Final: " + game.tally.rows.map((r) => `${r.name} ${r.final}`).join(", ") }));
     side.append(el("p", {}, el("a", { href: `/games/${game.key}.gcg`, text: "GCG" })));
   }
-  side.append(flags(game));
-  main.replaceChildren(el("section", { class: "table" }, board(game), side));
+  const flagged = flags(game);
+  if (flagged) side.append(flagged);
+  main.replaceChildren(el("section", { class: "table-view" }, board(game), side));
 }
 
 function renderOverlay(main) {
@@ -157,7 +158,7 @@ function renderStandings(main, message) {
   const rows = message.standings.map((r, i) => el("tr", {},
     el("td", { text: String(i + 1) }), el("td", { text: r.name }), el("td", { text: String(r.games) }),
     el("td", { text: String(r.wins) }), el("td", { text: (r.spread > 0 ? "+" : "") + r.spread })));
-  const table = el("table", { class: "standings" },
+  const table = el("table", { class: "ranking" },
     el("thead", {}, el("tr", {}, ...["#", "Player", "Games", "Wins", "Spread"].map((h) => el("th", { text: h })))),
     el("tbody", {}, ...rows));
   const games = el("ul", { class: "games" }, ...message.games.map((g) => el("li", {},
