@@ -45,6 +45,17 @@ def running_broker(folder: Path, tables: tuple[str, ...] = TABLES) -> Iterator[B
         broker.stop()
 
 
+@contextlib.contextmanager
+def running_tls_broker(folder: Path, tls: tuple[Path, Path, Path]) -> Iterator[Broker]:
+    need_mosquitto()
+    broker = Broker(folder, EVENT, TABLES, tls=tls)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
 def wait_for(what: Callable[[], object], timeout: float = 15.0, why: str = "") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -66,9 +77,9 @@ def board_config(broker: Broker, table: str, *, port: int | None = None, user: s
 class HubRig:
     """The hub's core and its broker connection, here; ``changes`` counts the tables' changes."""
 
-    def __init__(self, broker: Broker, folder: Path, *, delay: float = 0.0, racks: str = "end") -> None:
+    def __init__(self, broker: Broker, folder: Path, *, delay: float = 0.0, racks: str = "end", tls_ca: str = "") -> None:
         self.config = HubConfig(host="127.0.0.1", port=broker.port, event=EVENT, username="hub",
-                                password=broker.passwords["hub"], delay_s=int(delay), racks=racks)
+                                password=broker.passwords["hub"], delay_s=int(delay), racks=racks, tls_ca=tls_ca)
         self.hub = Hub(Topics("scoreboard", EVENT), folder, delay=delay, racks=racks)
         self.changes: list[tuple[str, float]] = []
         self._listeners: list[Callable[[str, float], None]] = [lambda t, at: self.changes.append((t, at))]

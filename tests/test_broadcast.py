@@ -9,7 +9,11 @@ the same GCG text as ``scoreboard export`` writes.
 
 from __future__ import annotations
 
+import attrs
+
+import shutil
 import sqlite3
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +26,7 @@ from test_service import Clock, mirror_into
 
 from drivers.buttons.logic import Role
 from drivers.display.oled import Display
-from mqtthelpers import EVENT, Cut, HubRig, board_config, running_broker, wait_for
+from mqtthelpers import EVENT, Cut, HubRig, board_config, running_broker, running_tls_broker, wait_for
 from scoreboard.broadcast.publisher import Publisher, connect_client
 from scoreboard.export_cli import game_to_gcg
 from scoreboard.hub.broker import Broker
@@ -291,3 +295,40 @@ def test_the_hub_asks_again_for_records_the_broker_lost(tmp_path: Path, broker: 
         table.close()
 
 
+
+
+def test_a_board_and_the_hub_over_tls(tmp_path: Path) -> None:
+    """The setup's TLS listener (a certificate of a CA made here with openssl): a board checks
+    the broker by the CA of its [broadcast] tls_ca, and its game reaches the hub."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl to make a test CA: apt-get install openssl")
+    certs = tmp_path / "certs"
+    certs.mkdir()
+
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], cwd=certs, check=True, capture_output=True, timeout=60)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=venue test CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=localhost")
+    (certs / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    run("x509", "-req", "-in", "broker.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+        "broker.pem", "-days", "2", "-extfile", "san.ext")
+    with running_tls_broker(tmp_path / "broker", (certs / "broker.pem", certs / "broker.key", certs / "ca.pem")) as b:
+        ca = str(certs / "ca.pem")
+        hub = HubRig(b, tmp_path / "hub", tls_ca=ca).start()
+        p = Publisher(attrs.evolve(board_config(b, "t1"), tls_ca=ca), (tmp_path / "t1") / "journal.db")
+        (tmp_path / "t1").mkdir()
+        table = Table(tmp_path / "t1", started(p))
+        plain = started(publisher(b, tmp_path / "plain"))  # no CA: the TLS listener is not for it
+        try:
+            table.opening()
+            table.passes(4)
+            expected = table.gcg()
+            wait_for(lambda: hub_gcg(hub, "t1-1") == expected, why="the game over TLS")
+            assert not plain.connected
+        finally:
+            plain.stop(0)
+            table.close()
+            hub.stop()

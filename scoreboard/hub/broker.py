@@ -50,11 +50,14 @@ class Broker:
     """Mosquitto on 127.0.0.1:``port`` with a fresh ``hub setup`` of ``tables`` in ``folder``."""
 
     def __init__(self, folder: Path, event: str, tables: tuple[str, ...], *, port: int | None = None,
-                 persistence: bool = False) -> None:
+                 persistence: bool = False, tls: tuple[Path, Path, Path] | None = None) -> None:
+        """``tls``: the broker's certificate, its key and the CA's certificate (a TLS listener)."""
         self.folder = folder
         self.port = port or free_port()
         me = pwd.getpwuid(os.getuid()).pw_name  # (as root Mosquitto would become "mosquitto", who cannot read the files)
-        self.setup = Setup(event, tables, folder, listen="127.0.0.1", port=self.port, persistence=persistence, run_as=me)
+        cert, key, ca = tls if tls is not None else (None, None, None)
+        self.setup = Setup(event, tables, folder, listen="127.0.0.1", port=self.port, persistence=persistence, run_as=me,
+                           tls_cert=cert, tls_key=key, tls_ca=ca)
         self.passwords = write_setup(self.setup, force=True)
         self.conf = folder / "mosquitto.conf"
         self.log = folder / "mosquitto.log"
