@@ -299,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _config_options(p)
     p.set_defaults(func=Handler("scoreboard.hub.cli:cmd_hub"))
-    hsub = p.add_subparsers(dest="hub_command", metavar="setup")
+    hsub = p.add_subparsers(dest="hub_command", metavar="[setup]")
     s = hsub.add_parser(
         "setup",
         help="write the broker's configuration, its users and ACL, and each board's credentials",
