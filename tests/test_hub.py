@@ -219,3 +219,14 @@ def test_a_tls_setup_listens_with_the_certificate(tmp_path: Path) -> None:
     assert 'tls_ca = "/etc/ca.pem"' in (tmp_path / "boards" / "t1.toml").read_text()
     assert "topic read scoreboard/open/t1/resend" in acl_text(setup)
     json.dumps(setup.tables)
+
+
+def test_records_without_their_games_start_ask_for_it(tmp_path: Path, game: tuple[list[RecordMessage], str]) -> None:
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    for r in records[1:]:
+        hub.receive(REC, encode(r), 1.0)  # the start was lost
+    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 1, 0)]  # asked for from the start
+    hub.receive(REC, encode(records[0]), 5.0)
+    assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games[1].gap_since is None
+    hub.close()

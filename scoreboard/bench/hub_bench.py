@@ -230,7 +230,7 @@ def one_size(boards: int, folder: Path, meta: dict[str, Any], entries: list[tupl
     from scoreboard.hub.broker import Broker, free_port
 
     real = tuple(f"real-{n + 1}" for n in range(REAL_BOARDS))
-    light = tuple(f"table-{n + 1:03d}" for n in range(boards))
+    light = tuple(f"table-{n + 1:03d}" for n in range(boards - REAL_BOARDS))  # (the real ones count among them)
     broker = Broker(folder / "broker", EVENT, light + real)
     broker.start()
     hub_port = free_port()

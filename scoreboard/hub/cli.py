@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from engine.errors import ScoreboardError
+from scoreboard.config import HubConfig
 
 __all__ = ["cmd_hub", "cmd_hub_setup"]
 
@@ -75,9 +76,8 @@ def cmd_hub(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(config.hub, folder, sock))
 
 
-async def _serve(config: object, folder: Path, sock: socket.socket) -> int:
+async def _serve(config: HubConfig, folder: Path, sock: socket.socket) -> int:
     from scoreboard.broadcast.messages import Topics
-    from scoreboard.config import HubConfig
     from scoreboard.notify import ServiceNotifier
 
     from .core import Hub
@@ -86,7 +86,6 @@ async def _serve(config: object, folder: Path, sock: socket.socket) -> int:
 
     from .web import Pusher, make_app
 
-    assert isinstance(config, HubConfig)
     hub = Hub(Topics(config.topic_prefix, config.event), folder, delay=config.delay_s, racks=config.racks)
     pusher = Pusher(hub)
     pusher.loop = asyncio.get_running_loop()

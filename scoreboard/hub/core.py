@@ -184,8 +184,6 @@ class Hub:
                     lacking = game.gap_since is not None and now - game.gap_since >= GAP_WAIT_S
                     if state is not None and state.get("game") == game.game and state.get("seq", 0) > game.applied:
                         lacking = lacking or now - feed.states[-1][0] >= GAP_WAIT_S
-                    if game.start is None and game.records:
-                        lacking = lacking or (game.gap_since is not None and now - game.gap_since >= GAP_WAIT_S)
                     if lacking and now - feed.asked.get(game.game, -1e9) >= RESEND_EVERY_S:
                         feed.asked[game.game] = now
                         out.append((feed.name, game.game, 0 if game.start is None else game.applied + 1))

@@ -95,6 +95,7 @@ class HubGame:
                 return False
             self.start = message.payload
             self.store.put("start", message.payload)
+            self.gap_since = None
             self._begin(received)
         elif message.kind == RESULT_KIND:
             if self.result == message.payload:
@@ -125,8 +126,10 @@ class HubGame:
         self._snap(received)
 
     def _advance(self, received: float | None = None) -> None:
-        """Apply the records that are now contiguous; note a gap."""
+        """Apply the records that are now contiguous; note a gap (records without the game's start too)."""
         if self.engine is None:
+            if self.start is None and self.records and self.gap_since is None:
+                self.gap_since = received if received is not None else 0.0
             return
         moved = False
         while self.applied + 1 in self.records:
