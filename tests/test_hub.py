@@ -230,3 +230,12 @@ def test_records_without_their_games_start_ask_for_it(tmp_path: Path, game: tupl
     hub.receive(REC, encode(records[0]), 5.0)
     assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games[1].gap_since is None
     hub.close()
+
+
+def test_a_state_naming_a_game_the_hub_has_nothing_of_asks_for_all_of_it(tmp_path: Path) -> None:
+    hub = Hub(TOPICS, tmp_path)  # a hub started after the board's game (its retained state arrives)
+    hub.receive("scoreboard/open/t1/state", encode(StateMessage(4, 17, {"scores": [10, 0]}, 0.0)), 1.0)
+    assert hub.resends(1.0) == []
+    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 4, 0)]
+    assert hub.resends(2.0 + GAP_WAIT_S) == []  # (not again at once)
+    hub.close()

@@ -175,11 +175,16 @@ class Hub:
 
     def resends(self, now: float) -> list[tuple[str, int, int]]:
         """``(table, game, from_seq)`` for each game whose records after a gap waited too long,
-        or whose board's state names records the hub lacks."""
+        or whose board's state names records (or a whole game) the hub lacks."""
         out = []
         with self.lock:
             for feed in self.tables.values():
                 state = feed.states[-1][1] if feed.states else None
+                named = state.get("game") if state is not None else None
+                if (isinstance(named, int) and named not in feed.games and now - feed.states[-1][0] >= GAP_WAIT_S
+                        and now - feed.asked.get(named, -1e9) >= RESEND_EVERY_S):
+                    feed.asked[named] = now  # a game the hub has nothing of (it started later): all of it
+                    out.append((feed.name, named, 0))
                 for game in feed.games.values():
                     lacking = game.gap_since is not None and now - game.gap_since >= GAP_WAIT_S
                     if state is not None and state.get("game") == game.game and state.get("seq", 0) > game.applied:
