@@ -158,6 +158,8 @@ class Cut:
             except OSError:
                 client.close()
                 continue
+            for s in (client, upstream):  # (blocking: an idle MQTT connection is no error)
+                s.settimeout(None)
             with self._lock:
                 self._conns += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):

@@ -332,3 +332,73 @@ def test_a_board_and_the_hub_over_tls(tmp_path: Path) -> None:
             plain.stop(0)
             table.close()
             hub.stop()
+
+
+@pytest.mark.soak
+def test_games_through_random_outages_end_equal_on_the_hub(tmp_path: Path) -> None:
+    """Round after round, a game played through random faults: the broker killed and started
+    again, the board's link cut and restored, the board's publisher stopped and started (a
+    power cut of the publishing only), the hub stopped and started; each game must end on the
+    hub exactly as in the board's journal. ``BROADCAST_SOAK_ROUNDS`` (20), ``BROADCAST_SOAK_SEED`` (1)."""
+    import os
+    import random
+
+    rounds = int(os.environ.get("BROADCAST_SOAK_ROUNDS", "20"))
+    rng = random.Random(int(os.environ.get("BROADCAST_SOAK_SEED", "1")))
+    with running_broker(tmp_path / "broker") as b:
+        cut = Cut(b.port)
+        faults: dict[str, int] = {}
+        try:
+            for n in range(rounds):
+                hub = HubRig(b, tmp_path / f"hub{n}").start()
+                folder = tmp_path / f"t{n}"
+                table = Table(folder, started(publisher(b, folder, port=cut.port, flush_s=0)))
+                steps = [table.opening, *([lambda: table.passes(1)] * 4)]
+                for step in steps:
+                    fault = rng.choice(("none", "broker", "cut", "publisher", "hub"))
+                    faults[fault] = faults.get(fault, 0) + 1
+                    if fault == "broker":
+                        b.kill()
+                        step()
+                        b.start()
+                    elif fault == "cut":
+                        cut.down()
+                        step()
+                        table.rig.tick(rng.uniform(1, 300))
+                        cut.up()
+                    elif fault == "publisher":
+                        assert table.publisher is not None
+                        table.publisher.stop(0)
+                        step()
+                        fresh = started(publisher(b, folder, port=cut.port))
+                        service = table.service
+                        assert service.state is not None  # (a restarted service tells its state at its start)
+                        fresh.table(service.state, service.game_id, service.seq)
+                        table.publisher = service.broadcast = fresh
+                    elif fault == "hub":
+                        hub.stop()
+                        step()
+                        hub = HubRig(b, tmp_path / f"hub{n}").start()
+                    else:
+                        step()
+                expected = table.gcg()
+                try:
+                    wait_for(lambda: hub_gcg(hub, f"t1-{table.journal.latest().id}") == expected,  # type: ignore[union-attr]
+                             timeout=60, why=f"round {n}: the game on the hub")
+                except AssertionError:
+                    feed = hub.hub.tables.get("t1")
+                    games = {k: (g.start is not None, g.applied, sorted(g.records), g.gap_since)
+                             for k, g in (feed.games.items() if feed else ())}
+                    p = table.publisher
+                    raise AssertionError(
+                        f"round {n}: the hub has {games}, states {feed.states[-1:] if feed else None}; the journal"
+                        f" {table.journal.latest()}; publisher connected {p and p.connected}, acked"
+                        f" {p and p._acked}, sent {p and p._sent}, flights {p and len(p._flights)}, refused {p and p.refused},"
+                        f" thread alive {p and p._thread and p._thread.is_alive()}; faults {faults}"
+                    ) from None
+                assert not any(g.flags for g in hub.hub.tables["t1"].games.values())
+                table.close()
+                hub.stop()
+        finally:
+            cut.close()
+    print(f"\nbroadcast soak: {rounds} games, faults {faults}")

@@ -56,6 +56,7 @@ class TableFeed:
     states: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     games: dict[int, HubGame] = field(default_factory=dict)
     asked: dict[int, float] = field(default_factory=dict)  # game: when its records were last asked for
+    behind: dict[int, float] = field(default_factory=dict)  # game: since when the board's state names more than the hub has
 
     def latest(self, cutoff: float) -> HubGame | None:
         """The table's latest game that had started by ``cutoff``."""
@@ -174,24 +175,34 @@ class Hub:
         log.warning("refused a message on %s: %s: %r", topic, reason, payload[:120])
 
     def resends(self, now: float) -> list[tuple[str, int, int]]:
-        """``(table, game, from_seq)`` for each game whose records after a gap waited too long,
-        or whose board's state names records (or a whole game) the hub lacks."""
+        """``(table, game, from_seq)`` for each game whose records after a gap waited
+        :data:`GAP_WAIT_S`, or whose board's state has named records (or a whole game) the hub
+        lacks for as long; asked again every :data:`RESEND_EVERY_S` while they lack."""
         out = []
         with self.lock:
             for feed in self.tables.values():
                 state = feed.states[-1][1] if feed.states else None
-                named = state.get("game") if state is not None else None
-                if (isinstance(named, int) and named not in feed.games and now - feed.states[-1][0] >= GAP_WAIT_S
-                        and now - feed.asked.get(named, -1e9) >= RESEND_EVERY_S):
-                    feed.asked[named] = now  # a game the hub has nothing of (it started later): all of it
-                    out.append((feed.name, named, 0))
+                named, seq = (state.get("game"), state.get("seq")) if state is not None else (None, None)
+                lacking: dict[int, int] = {}  # game: from which seq
+                if isinstance(named, int) and isinstance(seq, int):
+                    game = feed.games.get(named)
+                    if game is None:
+                        lacking[named] = 0  # a game the hub has nothing of (it started later): all of it
+                    elif seq > game.applied:
+                        lacking[named] = 0 if game.start is None else game.applied + 1
+                for number in list(feed.behind):
+                    if number not in lacking:
+                        del feed.behind[number]
+                for number in list(lacking):
+                    if now - feed.behind.setdefault(number, now) < GAP_WAIT_S:
+                        del lacking[number]
                 for game in feed.games.values():
-                    lacking = game.gap_since is not None and now - game.gap_since >= GAP_WAIT_S
-                    if state is not None and state.get("game") == game.game and state.get("seq", 0) > game.applied:
-                        lacking = lacking or now - feed.states[-1][0] >= GAP_WAIT_S
-                    if lacking and now - feed.asked.get(game.game, -1e9) >= RESEND_EVERY_S:
-                        feed.asked[game.game] = now
-                        out.append((feed.name, game.game, 0 if game.start is None else game.applied + 1))
+                    if game.gap_since is not None and now - game.gap_since >= GAP_WAIT_S:
+                        lacking.setdefault(game.game, 0 if game.start is None else game.applied + 1)
+                for number, start in sorted(lacking.items()):
+                    if now - feed.asked.get(number, -1e9) >= RESEND_EVERY_S:
+                        feed.asked[number] = now
+                        out.append((feed.name, number, start))
         return out
 
     def taken(self, table: str) -> list[tuple[int, float | None]]:
