@@ -245,7 +245,7 @@ def test_a_board_publishing_to_another_boards_topics_is_refused_and_keeps_its_re
 def test_malformed_and_forged_messages_are_refused_by_the_hub_and_lose_nothing(tmp_path: Path, broker: Broker) -> None:
     hub = HubRig(broker, tmp_path / "hub").start()
     table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1")))
-    raw = connect_client("raw-t1", "t1", broker.passwords["t1"], "", 10)
+    raw = connect_client("raw-t1", "t1", broker.passwords["t1"], "")
     raw.connect("127.0.0.1", broker.port)
     raw.loop_start()
     try:

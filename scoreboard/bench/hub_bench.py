@@ -81,7 +81,7 @@ class Board:
         self.encode, self.Record, self.State = encode, RecordMessage, StateMessage
         self.topics = Topics("scoreboard", EVENT)
         self.table = table
-        self.client = connect_client(f"lw-{table}", table, password, "", 30)
+        self.client = connect_client(f"lw-{table}", table, password, "")
         self.client.will_set(self.topics.board(table, "status"), encode(StatusMessage(False)), qos=1, retain=True)
         self.client.connect("127.0.0.1", port, keepalive=30)
         self.client.loop_start()

@@ -56,10 +56,9 @@ STATE_EVERY_S = 1.0  # the table's state is published at most this often ...
 CLOCK_EVERY_S = 10.0  # ... and when only the clocks moved, this often (the pages run the clocks between)
 
 
-def connect_client(
-    client_id: str, username: str, password: str, tls_ca: str, keepalive: int,
-) -> mqtt.Client:
-    """A paho client (MQTT 5, callbacks of API version 2) with the credentials and TLS."""
+def connect_client(client_id: str, username: str, password: str, tls_ca: str) -> mqtt.Client:
+    """A paho client (MQTT 5, callbacks of API version 2) with the credentials and TLS (the
+    keep-alive is given to ``connect``)."""
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
     if username:
         client.username_pw_set(username, password or None)
@@ -135,7 +134,7 @@ class Publisher:
         self._acked = self._log.marks()
         self._sent = dict(self._acked)
         c = self.config
-        client = connect_client(f"board-{c.event}-{c.table}", c.username, c.password, c.tls_ca, c.keepalive_s)
+        client = connect_client(f"board-{c.event}-{c.table}", c.username, c.password, c.tls_ca)
         client.will_set(self._topic["status"], encode(StatusMessage(False)), qos=1, retain=True)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
