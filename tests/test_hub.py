@@ -239,3 +239,48 @@ def test_a_state_naming_a_game_the_hub_has_nothing_of_asks_for_all_of_it(tmp_pat
     assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 4, 0)]
     assert hub.resends(2.0 + GAP_WAIT_S) == []  # (not again at once)
     hub.close()
+
+
+def test_the_pages_get_each_change_the_delay_after_it_arrived(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """The push of a change waits for the broadcast delay; what it carries is the table as it
+    was then (a clock of our own: the delay is 60 s, the loop's timers are shortened to match)."""
+    import asyncio
+
+    pytest.importorskip("starlette", reason="starlette is missing: pip install 'scoreboard[play]'")
+    from scoreboard.hub.web import Page, Pusher
+
+    records, _ = game
+    hub = Hub(TOPICS, tmp_path, delay=60.0)
+    now = [1000.0]
+    pusher = Pusher(hub, clock=lambda: now[0])
+    waits: list[float] = []
+
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        pusher.loop = loop
+        real_later = loop.call_later
+
+        def later(wait: float, callback: object, *args: object) -> asyncio.TimerHandle:
+            if getattr(callback, "__func__", None) is not Pusher._push:
+                return real_later(wait, callback, *args)  # type: ignore[arg-type]
+            waits.append(wait)
+            now[0] += wait  # (the time the push is due)
+            return real_later(0.01, callback, *args)  # type: ignore[arg-type]
+
+        loop.call_later = later  # type: ignore[method-assign]
+        page = Page("venue", None)
+        pusher.pages.add(page)
+        for r in records[:6]:
+            hub.receive(REC, encode(r), now[0])
+        pusher.changed("t1", now[0])
+        await asyncio.sleep(0.2)
+        return [page.queue.get_nowait() for _ in range(page.queue.qsize())]
+
+    sent = asyncio.run(main())
+    assert waits == [60.0]  # pushed the delay after it arrived
+    [message] = sent
+    summary = json.loads(message)["summary"]
+    assert summary["game"]["seq"] == 5 and summary["game"]["racks"] is None  # as it was then; racks hidden
+    hub.close()
