@@ -321,6 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tls-ca", metavar="FILE", help="the CA certificate the boards and the hub check the broker by")
     s.add_argument("--conf-dir", metavar="DIR", help="where the broker will read the files (default: OUT), e.g."
                    " /etc/mosquitto/scoreboard")
+    s.add_argument("--persistence-dir", metavar="DIR", help="for a broker run on this file alone (mosquitto -c): where"
+                   " it keeps its messages (Debian's main configuration, which includes conf.d, already does)")
     s.add_argument("--force", action="store_true", help="write anew over an earlier setup (new passwords)")
     s.set_defaults(func=Handler("scoreboard.hub.cli:cmd_hub_setup"))
 

@@ -10,7 +10,7 @@ the same GCG text as ``scoreboard export`` writes.
 from __future__ import annotations
 
 import attrs
-
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -402,3 +402,67 @@ def test_games_through_random_outages_end_equal_on_the_hub(tmp_path: Path) -> No
         finally:
             cut.close()
     print(f"\nbroadcast soak: {rounds} games, faults {faults}")
+
+
+def test_the_setup_included_by_debians_main_configuration_serves_the_boards(tmp_path: Path) -> None:
+    """As on a venue's Debian: /etc/mosquitto/mosquitto.conf (persistence on, a log file,
+    include_dir conf.d) includes the setup's file; the broker starts, refuses the anonymous
+    and takes a board's records (a duplicate setting in the two files would stop it)."""
+    import pwd
+
+    from scoreboard.hub.broker import free_port, mosquitto_path
+    from scoreboard.hub.setup import Setup, write_setup
+
+    exe = mosquitto_path()
+    if exe is None:
+        pytest.skip("no mosquitto: apt-get install mosquitto (.ci/run does)")
+    etc = tmp_path / "etc"
+    (etc / "conf.d").mkdir(parents=True)
+    (tmp_path / "var").mkdir()
+    port = free_port()
+    passwords = write_setup(Setup(EVENT, ("t1",), etc / "scoreboard", listen="127.0.0.1", port=port))
+    (etc / "conf.d" / "scoreboard.conf").symlink_to(etc / "scoreboard" / "mosquitto.conf")
+    me = pwd.getpwuid(os.getuid()).pw_name
+    (etc / "mosquitto.conf").write_text(  # Debian's, with this test's folders (and its user: root would become mosquitto)
+        f"user {me}\npersistence true\npersistence_location {tmp_path / 'var'}/\n"
+        f"log_dest file {tmp_path / 'var' / 'mosquitto.log'}\ninclude_dir {etc / 'conf.d'}\n"
+    )
+    proc = subprocess.Popen([exe, "-c", str(etc / "mosquitto.conf")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: _listening(port) or proc.poll() is not None, why="the broker to listen")
+        assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+        got: list[bytes] = []
+        hub = connect_client("hub-x", "hub", passwords["hub"], "")
+        hub.on_message = lambda c, u, m: got.append(m.payload)
+        hub.on_connect = lambda c, u, f, rc, p: c.subscribe(f"scoreboard/{EVENT}/+/records", qos=1)
+        hub.connect("127.0.0.1", port)
+        hub.loop_start()
+        board = connect_client("board-x", "t1", passwords["t1"], "")
+        board.connect("127.0.0.1", port)
+        board.loop_start()
+        time.sleep(0.5)
+        board.publish(f"scoreboard/{EVENT}/t1/records", b"x", qos=1).wait_for_publish(5)
+        wait_for(lambda: got == [b"x"], why="the record through the broker")
+        anonymous = connect_client("anon-x", "", "", "")
+        refused: list[str] = []
+        anonymous.on_connect = lambda c, u, f, rc, p: refused.append(str(rc))
+        anonymous.connect("127.0.0.1", port)
+        anonymous.loop_start()
+        wait_for(lambda: refused, why="the anonymous refused")
+        assert refused == ["Not authorized"]
+        for client in (hub, board, anonymous):
+            client.disconnect()
+            client.loop_stop()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _listening(port: int) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False

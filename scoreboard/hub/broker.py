@@ -56,7 +56,8 @@ class Broker:
         self.port = port or free_port()
         me = pwd.getpwuid(os.getuid()).pw_name  # (as root Mosquitto would become "mosquitto", who cannot read the files)
         cert, key, ca = tls if tls is not None else (None, None, None)
-        self.setup = Setup(event, tables, folder, listen="127.0.0.1", port=self.port, persistence=persistence, run_as=me,
+        self.setup = Setup(event, tables, folder, listen="127.0.0.1", port=self.port,
+                           persistence=folder / "persistence" if persistence else None, run_as=me,
                            tls_cert=cert, tls_key=key, tls_ca=ca)
         self.passwords = write_setup(self.setup, force=True)
         self.conf = folder / "mosquitto.conf"

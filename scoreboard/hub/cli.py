@@ -35,6 +35,7 @@ def cmd_hub_setup(args: argparse.Namespace) -> int:
             prefix=args.prefix, tls_cert=Path(args.tls_cert).resolve() if args.tls_cert else None,
             tls_key=Path(args.tls_key).resolve() if args.tls_key else None,
             tls_ca=Path(args.tls_ca).resolve() if args.tls_ca else None,
+            persistence=Path(args.persistence_dir).resolve() if args.persistence_dir else None,
         )
         write_setup(setup, where=Path(args.conf_dir) if args.conf_dir else None, force=args.force)
     except SetupError as e:

@@ -1,7 +1,9 @@
 """``scoreboard hub setup``: the venue broker's configuration, its users, its ACL and every board's credentials.
 
 Writes into ``OUT``: ``mosquitto.conf`` (nothing anonymous; the password file and the ACL;
-a plain listener, or a TLS one with the given certificate), ``passwd`` (one user per table
+a plain listener, or a TLS one with the given certificate; made to be included by Debian's
+``/etc/mosquitto/mosquitto.conf`` from ``conf.d``, which already keeps the broker's messages
+on disk, or, with a persistence folder, to run a broker of its own), ``passwd`` (one user per table
 and the hub's, hashed as Mosquitto 2 hashes them: PBKDF2-SHA512), ``acl`` (a board may publish
 only its own topics and read only its resend topic; the hub reads everything of the event
 and writes the resend topics), ``boards/TABLE.toml`` (the ``[broadcast]`` section for each
@@ -52,7 +54,7 @@ class Setup:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     tls_ca: Path | None = None
-    persistence: bool = True
+    persistence: Path | None = None  # a broker of its own keeps its messages here (Debian's main file already does)
     run_as: str = ""  # the user Mosquitto runs as when started as root ("" = its own, "mosquitto")
 
     def check(self) -> None:
@@ -125,8 +127,8 @@ def broker_conf(setup: Setup, where: Path) -> str:
         "log_type warning",
         "log_type notice",
     ]
-    if setup.persistence:
-        lines += ["persistence true", f"persistence_location {where / 'persistence'}/", "autosave_interval 30"]
+    if setup.persistence is not None:
+        lines += ["persistence true", f"persistence_location {setup.persistence}/", "autosave_interval 30"]
     return "\n".join(lines) + "\n"
 
 
@@ -145,8 +147,8 @@ def write_setup(setup: Setup, *, where: Path | None = None, force: bool = False)
         raise SetupError("--out", str(out), "holds a setup already (its passwords are in use); --force writes anew")
     where = where if where is not None else out.resolve()
     (out / "boards").mkdir(parents=True, exist_ok=True)
-    if setup.persistence:
-        (out / "persistence").mkdir(exist_ok=True)
+    if setup.persistence is not None:
+        setup.persistence.mkdir(parents=True, exist_ok=True)
     passwords = {user: secrets.token_urlsafe(18) for user in (HUB_USER, *setup.tables)}
     _secret_file(out / "passwd", "".join(f"{u}:{password_hash(p)}\n" for u, p in passwords.items()))
     (out / "acl").write_text(acl_text(setup), encoding="utf-8")
