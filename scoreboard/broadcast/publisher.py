@@ -15,6 +15,7 @@ broker's last will says the board is offline when the connection drops.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import ssl
 import threading
@@ -166,7 +167,7 @@ class Publisher:
         if client is not None:
             if self._connected:
                 info = client.publish(self._topic["status"], encode(StatusMessage(False)), qos=1, retain=True)
-                with _suppress():
+                with contextlib.suppress(Exception):  # (a goodbye that cannot be said: the will says it)
                     info.wait_for_publish(timeout=1.0)
             client.disconnect()
             client.loop_stop()
@@ -354,11 +355,3 @@ def _merge(old: Mark | None, new: Mark) -> Mark:
     if old is None:
         return new
     return Mark(max(old.seq, new.seq), new.finished if new.finished is not None else old.finished)
-
-
-class _suppress:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> bool:
-        return True
