@@ -307,10 +307,47 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the link's folder is this simulator's (a temporary one): remove it on the way out")
     p.set_defaults(func=Handler("scoreboard.sim.cli:cmd_simulate_board"))
 
+    p = sub.add_parser(
+        "hub",
+        help="the venue hub: collect every board of the event from the broker and serve the pages",
+        description="Subscribe to every board of the event ([hub] in the configuration) at the venue's MQTT "
+        "broker, keep each game in its own SQLite file, re-score it with the engine and serve the venue, "
+        "table, standings and overlay pages, /games/ID.gcg and /feed.json, the broadcast delay behind. "
+        "`scoreboard hub setup` writes the broker's configuration and the boards' credentials.",
+    )
+    _config_options(p)
+    p.set_defaults(func=Handler("scoreboard.hub.cli:cmd_hub"))
+    hsub = p.add_subparsers(dest="hub_command", metavar="[setup]")
+    s = hsub.add_parser(
+        "setup",
+        help="write the broker's configuration, its users and ACL, and each board's credentials",
+        description="Write OUT/mosquitto.conf (nothing anonymous, the password file and the ACL, a plain or a TLS "
+        "listener), OUT/passwd (a user per table and the hub's), OUT/acl (a board publishes only its own topics), "
+        "OUT/boards/TABLE.toml (each board's [broadcast] section) and OUT/hub.toml (the hub's [hub] section).",
+    )
+    s.add_argument("--event", required=True, metavar="NAME", help="the event's name (a topic level)")
+    s.add_argument("--tables", metavar="NAMES", help="the tables, comma-separated (table-01,table-02,...)")
+    s.add_argument("--count", type=int, metavar="N", help="or N tables named table-01 ... table-N")
+    s.add_argument("--out", required=True, metavar="DIR", help="where the files go")
+    s.add_argument("--broker-host", default="127.0.0.1", metavar="HOST",
+                   help="how the boards and the hub reach the broker (its address on the venue's network)")
+    s.add_argument("--listen", default="", metavar="ADDRESS", help="the address the broker binds (default: all)")
+    s.add_argument("--port", type=int, default=None, metavar="N", help="the broker's port (1883; 8883 with TLS)")
+    s.add_argument("--prefix", default="scoreboard", metavar="NAME", help="the first topic level")
+    s.add_argument("--tls-cert", metavar="FILE", help="the broker's certificate (TLS; with --tls-key and --tls-ca)")
+    s.add_argument("--tls-key", metavar="FILE", help="the broker's private key")
+    s.add_argument("--tls-ca", metavar="FILE", help="the CA certificate the boards and the hub check the broker by")
+    s.add_argument("--conf-dir", metavar="DIR", help="where the broker will read the files (default: OUT), e.g."
+                   " /etc/mosquitto/scoreboard")
+    s.add_argument("--persistence-dir", metavar="DIR", help="for a broker run on this file alone (mosquitto -c): where"
+                   " it keeps its messages (Debian's main configuration, which includes conf.d, already does)")
+    s.add_argument("--force", action="store_true", help="write anew over an earlier setup (new passwords)")
+    s.set_defaults(func=Handler("scoreboard.hub.cli:cmd_hub_setup"))
+
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")
     p.add_argument("--json", action="store_true", help="last line: one JSON object of all figures")
     p.add_argument("--only", metavar="NAMES", help="only these benchmarks, comma-separated (engine, lexicon, link,"
-                   " core, press, scan, service, play, idle, counts, long)")
+                   " core, press, scan, service, play, hub, idle, counts, long)")
     p.add_argument("--skip", metavar="NAMES", help="all but these (long: the 2-hour game, about 20 minutes)")
     p.set_defaults(func=Handler("scoreboard.bench:cmd_bench"))
     return parser

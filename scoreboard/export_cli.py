@@ -14,11 +14,12 @@ the journal a start opens stays as small as the players keep it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -83,8 +84,14 @@ def replay_game(game: GameInfo, entries: Sequence[Entry]) -> Game:
 def game_to_gcg(game: GameInfo, entries: Sequence[Entry]) -> str:
     """The GCG text of a journaled game (see :func:`replay_game`); meta ``lexicon`` and
     ``title`` become pragmas when present."""
-    replayed = replay_game(game, entries)
-    lexicon, title = game.meta.get("lexicon"), game.meta.get("title")
+    return gcg_text(replay_game(game, entries), game.meta)
+
+
+def gcg_text(replayed: Game, meta: Mapping[str, Any], *, racks: bool = True) -> str:
+    """The GCG text of ``replayed`` (a game of the journal with ``meta``); without ``racks``
+    no rack is shown (the lines' racks, exchanged tiles as their number, the final racks):
+    a broadcast before the racks may be seen."""
+    lexicon, title = meta.get("lexicon"), meta.get("title")
     record = gcg.record_from_events(
         list(replayed.players),
         replayed.events,
@@ -94,7 +101,18 @@ def game_to_gcg(game: GameInfo, entries: Sequence[Entry]) -> str:
     )
     if not replayed.over:
         record.final_racks = {p: replayed.rack(p) for p in range(len(replayed.players)) if replayed.rack(p)}
+    if not racks:
+        record.final_racks = {}
+        record.events = [_without_rack(e) for e in record.events]
     return gcg.write(record)
+
+
+def _without_rack(event: gcg.GcgEvent) -> gcg.GcgEvent:
+    if event.kind is gcg.Kind.EXCHANGE and event.tiles is not None:
+        return dataclasses.replace(event, rack=None, tiles=None, count=len(event.tiles))
+    if event.kind is gcg.Kind.END_RACKS:
+        return event  # (the racks the game ended with: shown at the end anyway)
+    return dataclasses.replace(event, rack=None)
 
 
 def list_line(game: GameInfo) -> str:
@@ -215,6 +233,7 @@ __all__ = [
     "cmd_export",
     "game_to_gcg",
     "game_to_json",
+    "gcg_text",
     "list_line",
     "replay_game",
 ]

@@ -39,7 +39,7 @@ from scoreboard.notify import ServiceNotifier
 from scoreboard.runner import Runner
 from scoreboard.screens import ErrorKind, ErrorScreen, render
 from scoreboard.scripted import ScriptedJournal, ScriptPlayer, resume_point
-from scoreboard.service import GameJournal, Service, Watcher
+from scoreboard.service import Broadcast, GameJournal, Service, Watcher
 from scoreboard.table_script import Line, ScriptTable, load
 from scoreboard.voice.models import SpeechKind
 
@@ -96,6 +96,7 @@ def run(
         raise
     with opened as journal, ExitStack() as closing:
         watcher = _control_channel(config, hardware, closing)
+        broadcast = _publisher(config, journal.path, closing)
         if journal.recovery is not None:
             log.error("%s", journal.recovery.note)
         resume = resume_point(journal) if script is not None else None
@@ -107,7 +108,7 @@ def run(
             clock=hardware.clock, seat_panels=hardware.seat_panels,
             stabiliser=Stabiliser(config.board.stable_reports, config.board.stable_ms / 1000),
             house=lambda language: HouseList.in_state_dir(state, language), shown=hardware.shown,
-            voice=hardware.voice, voice_names=config.voice.names, watcher=watcher,
+            voice=hardware.voice, voice_names=config.voice.names, watcher=watcher, broadcast=broadcast,
         )
         runner = Runner(service, hardware, notifier, stop)
         service.start(profile.name, len(config.player_names()), paused=script is None)
@@ -140,6 +141,19 @@ def _control_channel(config: Config, hardware: Hardware, closing: ExitStack) -> 
     channel.open()
     closing.callback(channel.close)
     return channel
+
+
+def _publisher(config: Config, db: Path, closing: ExitStack) -> Broadcast | None:
+    """The publisher to the venue's broker, when ``[broadcast]`` is enabled; started, stopped by
+    ``closing`` (after waiting up to ``broadcast.flush_s`` for the broker to take the rest)."""
+    if not config.broadcast.enabled:
+        return None
+    from scoreboard.broadcast.publisher import Publisher
+
+    publisher = Publisher(config.broadcast, db)
+    publisher.start()
+    closing.callback(publisher.stop)
+    return publisher
 
 
 JOURNAL_UNREADABLE = 3  # the exit status when the journal cannot be opened at all

@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from drivers.voice.speaker import Utterance
     from scoreboard.voice.text import Sayings
 
-__all__ = ["GameJournal", "Service", "Voice", "Watcher", "transient"]
+__all__ = ["Broadcast", "GameJournal", "Service", "Voice", "Watcher", "transient"]
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,16 @@ class GameJournal(Protocol):
     def keep_copy(self, damage: Damage) -> Kept: ...
 
     def close(self) -> None: ...
+
+
+class Broadcast(Protocol):
+    """Who publishes the table to the venue's broker (:class:`scoreboard.broadcast.Publisher`):
+    told of each journal commit and each state, from the service's thread; each call returns
+    at once (the network is never waited on)."""
+
+    def journaled(self, game: int, seqs: Sequence[int]) -> None: ...
+
+    def table(self, state: TableState, game: int | None, seq: int) -> None: ...
 
 
 class Voice(Protocol):
@@ -144,7 +154,8 @@ class Service:
     ``shown``: a text file that gets a line per screen shown (``--simulate``); ``clock``:
     seconds, as the inputs' ``at``; ``voice``: says the announcements (None: silent), the
     players' names as ``voice_names`` tells (``voice.names``);
-    ``watcher``: told each frame shown and each state taken (None: nobody watches).
+    ``watcher``: told each frame shown and each state taken (None: nobody watches);
+    ``broadcast``: told each commit and each state (None: the table is not published).
     """
 
     def __init__(
@@ -161,8 +172,11 @@ class Service:
         voice: Voice | None = None,
         voice_names: Sayings | None = None,
         watcher: Watcher | None = None,
+        broadcast: Broadcast | None = None,
     ) -> None:
         self.watcher = watcher
+        self.broadcast = broadcast
+        self.seq = 0  # the last entry of the game in play
         self.table = table
         self.journal = journal
         self.displays = tuple(displays)
@@ -195,6 +209,8 @@ class Service:
         self._state = state
         if state is not None and self.watcher is not None:
             self.watcher.table(state)
+        if state is not None and self.broadcast is not None:
+            self.broadcast.table(state, self.game_id, self.seq)
 
     # --- start ---------------------------------------------------------------------------
 
@@ -220,6 +236,7 @@ class Service:
                 for why in read.dropped:
                     log.warning("game %s: a moment could not be read (%s); the table comes back to an earlier one", info.id, why)
                 self.game_id = info.id
+                self.seq = entries[-1].seq if entries else 0
                 log.info("resumed game %s (%d records)", info.id, len(records))
                 self._carry(state, effects, fresh=True)
                 if isinstance(state.phase, Over) and info.result != _result(state.phase.game.tally()):
@@ -433,9 +450,16 @@ class Service:
         if started is not None:
             self._abandon("a new game was started")
             self.game_id = self.journal.start_game(encode_meta(started), items)
+            self.seq = 0
+            if self.broadcast is not None:
+                self.seq = self.journal.game(self.game_id).entries
+                self.broadcast.journaled(self.game_id, range(1, self.seq + 1))
         elif items:
             assert self.game_id is not None, "records before the game's start"
-            self.journal.append_many(self.game_id, items)
+            seqs = self.journal.append_many(self.game_id, items)
+            self.seq = seqs[-1] if seqs else self.seq
+            if self.broadcast is not None:
+                self.broadcast.journaled(self.game_id, seqs)
         self._unsaved = None
 
     def _refuse(self, error: JournalWriteError, fresh: bool, kept: TableState | None = None) -> None:
@@ -549,6 +573,8 @@ class Service:
             self._failed = self._save_failed(e)
         else:
             self._pending_result = None
+            if self.broadcast is not None:
+                self.broadcast.journaled(game_id, ())
 
     def _game_over(self, effect: GameOver) -> None:
         if self.game_id is None:

@@ -573,7 +573,7 @@ def test_config_to_dict() -> None:
     assert result["game"]["players"] == ["Anna", "Ben"]
     assert result["game"]["rack"] == 9
     assert result["paths"] == {"state_dir": ""}
-    assert set(result) == {"game", "paths", "board", "lexicon", "buttons", "display", "ui", "voice"}
+    assert set(result) == {"game", "paths", "board", "lexicon", "buttons", "display", "ui", "voice", "broadcast", "hub"}
     assert result["lexicon"] == {"de": "", "fr": "", "en": ""}
     defaults = {
         name: {a.name: plain(a.default) for a in attrs.fields(section)}

@@ -94,7 +94,7 @@ def test_open_creates_a_wal_journal_with_full_sync_and_the_schema_version(tmp_pa
             assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
             assert other.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
             tables = {r[0] for r in other.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            assert tables == {"games", "entries"}
+            assert tables == {"games", "entries", "broadcast"}  # broadcast: the publish cursor (schema 3)
 
 
 def test_games_and_entries_round_trip_and_survive_a_reopen(tmp_path: Path) -> None:

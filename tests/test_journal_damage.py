@@ -691,3 +691,22 @@ def test_a_commit_between_reading_the_index_and_the_log_is_not_damage(tmp_path: 
         assert wal_damage(stale_log, (tmp_path / f"{JOURNAL_NAME}-shm").read_bytes()) is not None  # (the race the order avoids)
     finally:
         journal.close()
+
+
+def test_a_changed_key_that_hides_rows_from_the_read_by_game_is_found(tmp_path: Path) -> None:
+    """A bit flipped in an interior key of the entries' tree: quick_check passes, and the read
+    of a game (a search of the tree) finds 50 of its 60 rows; the whole scan finds them all.
+    The journal is set aside, not opened with rows silently missing (found by the soak's fuzz,
+    seed 1, trial 622, once the schema had its third table)."""
+    with Journal.open(tmp_path / "good", now=fixed_now) as journal:
+        game = journal.start_game(META)
+        journal.append_many(game, [("k", {"n": n, "pad": "x" * 150}, float(n)) for n in range(RECORDS)])
+    data = bytearray((tmp_path / "good" / JOURNAL_NAME).read_bytes())
+    if len(data) != 28672:
+        pytest.skip(f"this SQLite lays the journal out in {len(data)} bytes, not the 28,672 the damage was found in")
+    data[25531] ^= 1 << 2
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / JOURNAL_NAME).write_bytes(bytes(data))
+    with Journal.open(tmp_path / "bad", now=fixed_now) as journal:
+        assert journal.recovery is not None and "can be found" in journal.recovery.detail
+        assert readable(journal) == list(range(len(readable(journal))))

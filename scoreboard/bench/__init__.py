@@ -15,6 +15,7 @@ from . import (
     count_bench,
     engine_bench,
     idle_bench,
+    hub_bench,
     lexicon_bench,
     link_bench,
     long_game_bench,
@@ -39,6 +40,9 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
      " first frame, warm and cold bytecode", idle_bench.run),
     ("counts", "machine instructions (valgrind) per Done, two-blank Done, lookup, frame, idle second, start to"
      " first frame; projected onto a Pi Zero 2 W", count_bench.run),
+    ("hub", "scoreboard hub with 50 and 200 boards (lightweight publishers replaying a journal at table speed and"
+     " 2 real board services) on one Mosquitto: a record's journal commit on a board to the venue page in"
+     " Chromium (p50, p99 ms), the hub's CPU and peak memory, the broker's peak memory", hub_bench.run),
     ("long", "RSS of scoreboard run --simulate over a 4-player game of 2 virtual hours, tiles sliding,"
      " the game clock running: at the start, the end and the peak (the GIF at exit included)", long_game_bench.run),
 ]

@@ -41,6 +41,8 @@ from .sections import (
     RESERVED_PINS,
     SECTIONS,
     BoardConfig,
+    BroadcastConfig,
+    HubConfig,
     ButtonsConfig,
     Config,
     DisplayConfig,
@@ -50,15 +52,16 @@ from .sections import (
     UiConfig,
     VoiceConfig,
     check_board,
+    check_broadcast,
     check_buttons,
     check_display,
     key,
 )
 
 __all__ = [
-    "KEYS", "RESERVED_PINS", "SECTIONS", "SET_SOURCE", "BoardConfig", "ButtonsConfig", "Check",
+    "KEYS", "RESERVED_PINS", "SECTIONS", "SET_SOURCE", "BoardConfig", "BroadcastConfig", "ButtonsConfig", "HubConfig", "Check",
     "Config", "ConfigChoiceError", "ConfigError", "ConfigPinClashError", "ConfigRangeError", "ConfigTypeError",
-    "DisplayConfig", "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "VoiceConfig", "check_board",
+    "DisplayConfig", "GameConfig", "LexiconConfig", "PathsConfig", "UiConfig", "VoiceConfig", "check_board", "check_broadcast",
     "check_buttons", "check_display", "config_to_dict", "default_config_path", "default_toml",
     "key", "load_config", "state_dir", "toml_value",
 ]

@@ -26,6 +26,7 @@ from .sections import (
     Config,
     allowed,
     check_board,
+    check_broadcast,
     check_buttons,
     check_display,
 )
@@ -202,6 +203,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
     config = _build(values, file)
     try:
         check_board(config.board)
+        check_broadcast(config.broadcast)
         check_buttons(config.buttons)
         check_display(config.display, config.buttons)
         config.rule_profile()

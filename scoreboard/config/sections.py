@@ -42,6 +42,8 @@ __all__ = [
     "RESERVED_PINS",
     "SECTIONS",
     "BoardConfig",
+    "BroadcastConfig",
+    "HubConfig",
     "ButtonsConfig",
     "Config",
     "DisplayConfig",
@@ -52,6 +54,7 @@ __all__ = [
     "VoiceConfig",
     "allowed",
     "check_board",
+    "check_broadcast",
     "check_buttons",
     "check_display",
     "CONTROLLERS",
@@ -396,10 +399,73 @@ class VoiceConfig:
         return {"de": self.de, "fr": self.fr, "en": self.en}
 
 
+_NAME = Pattern(
+    r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}",
+    "a name of 1 to 32 letters, digits, - and _ (a topic level: no /, + or #), starting with a letter or digit",
+)
+_HOST = Pattern(r"|[A-Za-z0-9][A-Za-z0-9.:-]{0,252}", '"" or a host name or IP address')
+_SECRET = Pattern(r"[^\s\x00-\x1f]{0,128}", "a string without spaces or control characters, at most 128 long")
+_OPTIONAL_NAME = Pattern(r"|[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", '"" or a user name of letters, digits, ., - and _')
+
+
+@attrs.frozen
+class BroadcastConfig:
+    """Live coverage: every journal record and the table's state go to the venue's MQTT broker
+    (Mosquitto), where the hub (scoreboard hub) collects the event's games (off by default).
+    Publishing never waits on the broker: a dead one does not slow the table; what it missed
+    is sent when it is back (a publish cursor kept in the journal). scoreboard hub setup
+    writes each table's section."""
+
+    enabled: bool = key(False, OneOf(True, False), "Publish this table's games to the broker.")
+    host: str = key("", _HOST, 'The broker\'s host name or address ("" = not set; needed when enabled).')
+    port: int = key(1883, Whole(1, 65535), "The broker's port (1883; 8883 with TLS).")
+    event: str = key("event", _NAME, "The event's name: the topic level the hub subscribes to.")
+    table: str = key("table-1", _NAME, "This table's name at the event (its topics; the broker's ACL allows only its own).")
+    username: str = key("", _OPTIONAL_NAME, 'The board\'s user at the broker ("" = none: a broker of scoreboard hub setup refuses it).')
+    password: str = key("", _SECRET, "The board's password at the broker.")
+    tls_ca: str = key("", _PATH, '""= plain MQTT; else the CA certificate file that signed the broker\'s (TLS).')
+    topic_prefix: str = key("scoreboard", _NAME, "The first topic level (the same on the boards and the hub).")
+    keepalive_s: int = key(20, Whole(5, 600), "Seconds between keep-alives; the broker says offline after 1.5 times as long without one.")
+    flush_s: int = key(5, Whole(0, 120), "Seconds a stopping service waits for the broker to take what is not yet published.")
+
+
+@attrs.frozen
+class HubConfig:
+    """The venue hub (scoreboard hub): subscribes to every board of the event at the broker,
+    keeps each game in its own SQLite file, re-scores it with the engine and serves the
+    venue, table, standings and overlay pages, each game's GCG and a JSON feed."""
+
+    host: str = key("127.0.0.1", _HOST, "The broker's host name or address.")
+    port: int = key(1883, Whole(1, 65535), "The broker's port.")
+    event: str = key("event", _NAME, "The event whose boards are collected.")
+    username: str = key("hub", _OPTIONAL_NAME, "The hub's user at the broker.")
+    password: str = key("", _SECRET, "The hub's password at the broker.")
+    tls_ca: str = key("", _PATH, '"" = plain MQTT; else the CA certificate file that signed the broker\'s.')
+    topic_prefix: str = key("scoreboard", _NAME, "The first topic level (as on the boards).")
+    data_dir: str = key("", _PATH, 'Where the games are kept; "" = STATE/hub (paths.state_dir).')
+    listen_host: str = key("127.0.0.1", _HOST, "Address the pages are served on (0.0.0.0: every interface).")
+    listen_port: int = key(8717, Whole(1, 65535), "Port of the pages.")
+    delay_s: int = key(0, Whole(0, 86_400), "Broadcast delay: seconds everything shown (pages, GCG, feed) lags behind the boards.")
+    racks: str = key(
+        "end",
+        OneOf("end", "delayed"),
+        "When viewers see the racks: end (once the game is over) or delayed (as soon as the broadcast delay allows).",
+    )
+
+
 # --- checks across keys --------------------------------------------------------------------
 
 RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
 """GPIO pins buttons may use only with ``buttons.allow_reserved``: ID EEPROM, I2C, UART."""
+
+
+def check_broadcast(broadcast: BroadcastConfig) -> None:
+    """Publishing needs a broker: ``broadcast.host`` when ``broadcast.enabled``."""
+    if broadcast.enabled and not broadcast.host:
+        raise ConfigError(
+            "publishing (broadcast.enabled = true) needs the broker's address; set broadcast.host",
+            key="broadcast.host",
+        )
 
 
 def check_board(board: BoardConfig) -> None:
@@ -559,6 +625,8 @@ class Config:
     display: DisplayConfig = field(default_factory=DisplayConfig)
     ui: UiConfig = field(default_factory=UiConfig)
     voice: VoiceConfig = field(default_factory=VoiceConfig)
+    broadcast: BroadcastConfig = field(default_factory=BroadcastConfig)
+    hub: HubConfig = field(default_factory=HubConfig)
     source: Path | None = None
 
     def language(self) -> str:

@@ -1,0 +1,468 @@
+"""Boards publishing to a real Mosquitto and the hub collecting: outages, restarts, refusals.
+
+Each table is the real service (its journal, its controller) driven in this process by the
+table rig on a virtual clock, with the real publisher; the broker is Debian's mosquitto on a
+loopback port with the setup of ``scoreboard hub setup``; the hub's core and broker
+connection run here too. Every game must end on the hub exactly as in the board's journal:
+the same GCG text as ``scoreboard export`` writes.
+"""
+
+from __future__ import annotations
+
+import attrs
+import os
+import shutil
+import sqlite3
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from luma.core.device import dummy
+from tablehelpers import Rig, rig
+from test_service import Clock, mirror_into
+
+from drivers.buttons.logic import Role
+from drivers.display.oled import Display
+from mqtthelpers import EVENT, Cut, HubRig, board_config, running_broker, running_tls_broker, wait_for
+from scoreboard.broadcast.publisher import Publisher, connect_client
+from scoreboard.export_cli import game_to_gcg
+from scoreboard.hub.broker import Broker
+from scoreboard.journal import Journal
+from scoreboard.service import Service
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    with running_broker(tmp_path / "broker") as b:
+        yield b
+
+
+class Table:
+    """A table of two through the service, publishing as ``config`` says."""
+
+    def __init__(self, folder: Path, publisher: Publisher | None) -> None:
+        self.folder = folder
+        self.clock = Clock()
+        self.rig: Rig = rig("de", 2, words=("HAUS",))
+        self.journal = Journal.open(folder)
+        self.publisher = publisher
+        self.service = Service(self.rig.table, self.journal, [Display(dummy(width=128, height=64, mode="1"))],
+                               clock=self.clock, broadcast=publisher)
+        self.service.start("de", 2)
+        mirror_into(self.rig, self.service, self.clock)
+
+    def opening(self) -> None:
+        r = self.rig
+        r.draw_first("AE")
+        r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+        r.lay(0, "H8:H H9:A H10:U H11:S")
+        r.done(1)
+        r.challenge(2)  # wrong: -5
+        r.tick(6)
+        r.draw(0, "RIEN")
+
+    def passes(self, n: int) -> None:
+        for i in range(n):
+            seat = self.rig.game.turn + 1
+            self.rig.press(seat, Role.DONE, long=True)
+            self.rig.tick(1)
+
+    def gcg(self) -> str:
+        info = self.journal.latest()
+        assert info is not None
+        return game_to_gcg(info, self.journal.entries(info.id))
+
+    def close(self) -> None:
+        if self.publisher is not None:
+            self.publisher.stop()
+        self.service.close()
+
+
+def publisher(broker: Broker, folder: Path, table: str = "t1", **kw: object) -> Publisher:
+    folder.mkdir(parents=True, exist_ok=True)
+    p = Publisher(board_config(broker, table, **kw), folder / "journal.db")  # type: ignore[arg-type]
+    return p
+
+
+def started(p: Publisher) -> Publisher:
+    Journal.open(p.db.parent).close()  # (the journal's schema first, as the service opens it before)
+    p.start()
+    return p
+
+
+def hub_gcg(hub: HubRig, key: str) -> str | None:
+    return hub.hub.gcg(key, time.time() + 1)
+
+
+def test_a_game_ends_on_the_hub_as_in_the_journal_through_a_broker_killed_mid_game(
+    tmp_path: Path, broker: Broker
+) -> None:
+    hub = HubRig(broker, tmp_path / "hub").start()
+    table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1")))
+    try:
+        table.opening()
+        wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get(1) and g.games[1].applied >= 5,
+                 why="the opening on the hub")
+        broker.kill()  # the venue's broker vanishes (SIGKILL: what it had not delivered is gone)
+        table.passes(2)  # the table goes on: journaled, nothing waits for the broker
+        wait_for(lambda: not table.publisher.connected, why="the publisher to notice")  # type: ignore[union-attr]
+        table.rig.tick(120)
+        broker.start()  # back, empty: no session, no retained state
+        table.passes(2)  # the game ends on passes
+        assert table.rig.state.phase.__class__.__name__ == "Over"
+        expected = table.gcg()
+        wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the hub's game to equal the journal")
+        game = hub.hub.tables["t1"].games[1]
+        assert not game.flags, game.flags
+        assert game.applied == table.journal.latest().entries  # type: ignore[union-attr]
+    finally:
+        table.close()
+        hub.stop()
+
+
+def test_a_hung_connection_to_the_broker_holds_up_nothing_at_the_table(tmp_path: Path, broker: Broker) -> None:
+    """Every publish blocks (a network that swallows packets): the table plays on, every step
+    journaled; once the network moves again the hub gets the game whole."""
+    hub = HubRig(broker, tmp_path / "hub").start()
+    p = started(publisher(broker, tmp_path / "t1"))
+    wait_for(lambda: p.connected, why="the publisher connected")
+    assert p._client is not None
+    real_publish, moving = p._client.publish, threading.Event()
+    blocked: list[str] = []
+
+    def stuck(topic: str, *args: object, **kw: object) -> object:
+        blocked.append(threading.current_thread().name)
+        moving.wait()
+        return real_publish(topic, *args, **kw)  # type: ignore[arg-type]
+
+    p._client.publish = stuck  # type: ignore[method-assign]
+    table = Table(tmp_path / "t1", p)
+    try:
+        played = threading.Thread(target=lambda: (table.opening(), table.passes(4)))
+        played.start()
+        played.join(timeout=60)  # (a hang detector, not a timing: the game is a few steps)
+        assert not played.is_alive(), "the table waited for the broker"
+        assert blocked and set(blocked) == {"broadcast"}  # only the publisher's thread ever waited
+        assert table.rig.state.phase.__class__.__name__ == "Over"
+        expected = table.gcg()
+        moving.set()
+        wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the game once the network moved")
+    finally:
+        moving.set()
+        table.close()
+        hub.stop()
+
+
+def test_a_board_offline_for_minutes_of_virtual_time_catches_up_and_the_hub_sees_it_offline(
+    tmp_path: Path, broker: Broker
+) -> None:
+    cut = Cut(broker.port)  # the board's Wi-Fi
+    hub = HubRig(broker, tmp_path / "hub").start()
+    table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1", port=cut.port)))
+    try:
+        table.opening()
+        wait_for(lambda: hub.hub.summary("t1", time.time())["online"] is True, why="t1 online on the hub")
+        cut.down()
+        wait_for(lambda: hub.hub.summary("t1", time.time())["online"] is False, why="the broker's last will: offline")
+        for _ in range(3):  # four minutes of the table's time with no Wi-Fi
+            table.rig.tick(80)
+        table.passes(4)
+        expected = table.gcg()
+        assert hub_gcg(hub, "t1-1") != expected
+        cut.up()
+        wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the board to catch up")
+        wait_for(lambda: hub.hub.summary("t1", time.time())["online"] is True, why="t1 online again")
+        assert not hub.hub.tables["t1"].games[1].flags
+    finally:
+        table.close()
+        hub.stop()
+        cut.close()
+
+
+def test_a_restarted_board_publishes_from_its_cursor_and_the_hub_drops_doubles(tmp_path: Path, broker: Broker) -> None:
+    cut = Cut(broker.port)
+    hub = HubRig(broker, tmp_path / "hub").start()
+    first = started(publisher(broker, tmp_path / "t1", port=cut.port, flush_s=0))
+    table = Table(tmp_path / "t1", first)
+    table.opening()
+    wait_for(lambda: first.idle(), why="the opening taken by the broker")
+    with sqlite3.connect(tmp_path / "t1" / "journal.db") as db:
+        cursor = db.execute("SELECT game_id, seq FROM broadcast").fetchall()
+    assert cursor == [(1, table.journal.latest().entries)]  # type: ignore[union-attr]
+    cut.down()
+    table.passes(4)  # the game ends while the board cannot publish ...
+    expected = table.gcg()
+    entries = table.journal.latest().entries  # type: ignore[union-attr]
+    table.close()  # ... and the board is switched off with it unpublished
+    cut.up()
+    second = started(publisher(broker, tmp_path / "t1", port=cut.port))  # switched on again
+    try:
+        wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the rest after the restart")
+        wait_for(second.idle, why="the cursor at the end")
+        assert second.acked_count <= entries - cursor[0][1] + 2  # from the cursor on: the rest and the result
+        game = hub.hub.tables["t1"].games[1]
+        assert sorted(game.records) == list(range(1, game.applied + 1)) and not game.flags
+    finally:
+        second.stop()
+        hub.stop()
+        cut.close()
+
+
+def test_a_board_without_credentials_or_with_a_wrong_password_is_refused(tmp_path: Path, broker: Broker) -> None:
+    for user, password in (("", ""), ("t1", "not-its-password")):
+        p = started(publisher(broker, tmp_path / f"anon{len(user)}", user=user, password=password))
+        try:
+            wait_for(lambda: p.connect_refused is not None, why="the broker's refusal")
+            assert p.connect_refused == "Not authorized" and not p.connected
+        finally:
+            p.stop(0)
+
+
+def test_a_board_publishing_to_another_boards_topics_is_refused_and_keeps_its_records(
+    tmp_path: Path, broker: Broker
+) -> None:
+    hub = HubRig(broker, tmp_path / "hub").start()
+    # t1's credentials, t2's table name: the ACL lets t1 publish only under .../t1/
+    impostor = started(publisher(broker, tmp_path / "x", table="t2", user="t1", flush_s=0))
+    table = Table(tmp_path / "x", impostor)
+    try:
+        table.rig.draw_first("AE")
+        wait_for(lambda: impostor.refused, why="the broker's refusal of the record")
+        message, why = impostor.refused[0]
+        assert why == "Not authorized" and message.game == 1 and message.seq == 0
+        time.sleep(0.3)
+        assert "t2" not in hub.hub.tables or not hub.hub.tables["t2"].games
+        with sqlite3.connect(tmp_path / "x" / "journal.db") as db:
+            assert db.execute("SELECT COUNT(*) FROM broadcast WHERE game_id = 1").fetchone() == (0,)  # nothing lost
+    finally:
+        table.close()
+        hub.stop()
+
+
+def test_malformed_and_forged_messages_are_refused_by_the_hub_and_lose_nothing(tmp_path: Path, broker: Broker) -> None:
+    hub = HubRig(broker, tmp_path / "hub").start()
+    table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1")))
+    raw = connect_client("raw-t1", "t1", broker.passwords["t1"], "")
+    raw.connect("127.0.0.1", broker.port)
+    raw.loop_start()
+    try:
+        table.opening()
+        base = f"scoreboard/{EVENT}/t1"
+        bad = [
+            (f"{base}/records", b"\xff\xfe not utf-8"),
+            (f"{base}/records", b"{not json"),
+            (f"{base}/records", b'{"v": 9, "game": 1, "seq": 3}'),
+            (f"{base}/records", b'{"v": 1, "game": 1, "seq": -2, "kind": "command", "payload": {}, "at": 0}'),
+            (f"{base}/records", b'{"v": 1, "game": 1, "seq": 4, "kind": "command", "payload": {}, "at": NaN}'),
+            (f"{base}/state", b'{"v": 1, "game": 1, "seq": "x", "view": {}, "sent": 0}'),
+            (f"{base}/status", b'{"v": 1, "online": "yes"}'),
+            (f"{base}/records", b'{"v": 1, "game": 1, "seq": 5, "kind": "DROP TABLE", "payload": {}, "at": 0}'),
+        ]
+        for topic, payload in bad:
+            raw.publish(topic, payload, qos=1).wait_for_publish(5)
+        wait_for(lambda: hub.hub.refused_count >= len(bad), why="every bad message refused")
+        reasons = [r.reason for r in hub.hub.refused]
+        assert any("not UTF-8 JSON" in r for r in reasons) and any("version 9" in r for r in reasons)
+        assert all(r.topic.startswith(base) for r in hub.hub.refused)
+        table.passes(4)
+        expected = table.gcg()
+        wait_for(lambda: hub_gcg(hub, "t1-1") == expected, why="the game whole despite them")
+    finally:
+        raw.disconnect()
+        raw.loop_stop()
+        table.close()
+        hub.stop()
+
+
+def test_the_hub_asks_again_for_records_the_broker_lost(tmp_path: Path, broker: Broker) -> None:
+    """Records the broker took (acknowledged: the cursor moved on) but never delivered: the
+    hub sees the board's state name a later record and asks the board for them again."""
+    table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1")))
+    try:
+        table.opening()  # published while no hub listens: a hub that subscribes later never gets them
+        wait_for(table.publisher.idle, why="the opening taken")  # type: ignore[union-attr]
+        hub = HubRig(broker, tmp_path / "hub").start()
+        try:
+            table.passes(4)
+            expected = table.gcg()
+            wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the lost records asked for again")
+        finally:
+            hub.stop()
+    finally:
+        table.close()
+
+
+
+
+def test_a_board_and_the_hub_over_tls(tmp_path: Path) -> None:
+    """The setup's TLS listener (a certificate of a CA made here with openssl): a board checks
+    the broker by the CA of its [broadcast] tls_ca, and its game reaches the hub."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl to make a test CA: apt-get install openssl")
+    certs = tmp_path / "certs"
+    certs.mkdir()
+
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], cwd=certs, check=True, capture_output=True, timeout=60)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=venue test CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=localhost")
+    (certs / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    run("x509", "-req", "-in", "broker.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+        "broker.pem", "-days", "2", "-extfile", "san.ext")
+    with running_tls_broker(tmp_path / "broker", (certs / "broker.pem", certs / "broker.key", certs / "ca.pem")) as b:
+        ca = str(certs / "ca.pem")
+        hub = HubRig(b, tmp_path / "hub", tls_ca=ca).start()
+        p = Publisher(attrs.evolve(board_config(b, "t1"), tls_ca=ca), (tmp_path / "t1") / "journal.db")
+        (tmp_path / "t1").mkdir()
+        table = Table(tmp_path / "t1", started(p))
+        plain = started(publisher(b, tmp_path / "plain"))  # no CA: the TLS listener is not for it
+        try:
+            table.opening()
+            table.passes(4)
+            expected = table.gcg()
+            wait_for(lambda: hub_gcg(hub, "t1-1") == expected, why="the game over TLS")
+            assert not plain.connected
+        finally:
+            plain.stop(0)
+            table.close()
+            hub.stop()
+
+
+@pytest.mark.soak
+def test_games_through_random_outages_end_equal_on_the_hub(tmp_path: Path) -> None:
+    """Round after round, a game played through random faults: the broker killed and started
+    again, the board's link cut and restored, the board's publisher stopped and started (a
+    power cut of the publishing only), the hub stopped and started; each game must end on the
+    hub exactly as in the board's journal. ``BROADCAST_SOAK_ROUNDS`` (20), ``BROADCAST_SOAK_SEED`` (1)."""
+    import os
+    import random
+
+    rounds = int(os.environ.get("BROADCAST_SOAK_ROUNDS", "20"))
+    rng = random.Random(int(os.environ.get("BROADCAST_SOAK_SEED", "1")))
+    with running_broker(tmp_path / "broker") as b:
+        cut = Cut(b.port)
+        faults: dict[str, int] = {}
+        try:
+            for n in range(rounds):
+                hub = HubRig(b, tmp_path / f"hub{n}").start()
+                folder = tmp_path / f"t{n}"
+                table = Table(folder, started(publisher(b, folder, port=cut.port, flush_s=0)))
+                steps = [table.opening, *([lambda: table.passes(1)] * 4)]
+                for step in steps:
+                    fault = rng.choice(("none", "broker", "cut", "publisher", "hub"))
+                    faults[fault] = faults.get(fault, 0) + 1
+                    if fault == "broker":
+                        b.kill()
+                        step()
+                        b.start()
+                    elif fault == "cut":
+                        cut.down()
+                        step()
+                        table.rig.tick(rng.uniform(1, 300))
+                        cut.up()
+                    elif fault == "publisher":
+                        assert table.publisher is not None
+                        table.publisher.stop(0)
+                        step()
+                        fresh = started(publisher(b, folder, port=cut.port))
+                        service = table.service
+                        assert service.state is not None  # (a restarted service tells its state at its start)
+                        fresh.table(service.state, service.game_id, service.seq)
+                        table.publisher = service.broadcast = fresh
+                    elif fault == "hub":
+                        hub.stop()
+                        step()
+                        hub = HubRig(b, tmp_path / f"hub{n}").start()
+                    else:
+                        step()
+                expected = table.gcg()
+                try:
+                    wait_for(lambda: hub_gcg(hub, f"t1-{table.journal.latest().id}") == expected,  # type: ignore[union-attr]
+                             timeout=60, why=f"round {n}: the game on the hub")
+                except AssertionError:
+                    feed = hub.hub.tables.get("t1")
+                    games = {k: (g.start is not None, g.applied, sorted(g.records), g.gap_since)
+                             for k, g in (feed.games.items() if feed else ())}
+                    p = table.publisher
+                    raise AssertionError(
+                        f"round {n}: the hub has {games}, states {feed.states[-1:] if feed else None}; the journal"
+                        f" {table.journal.latest()}; publisher connected {p and p.connected}, acked"
+                        f" {p and p._acked}, sent {p and p._sent}, flights {p and len(p._flights)}, refused {p and p.refused},"
+                        f" thread alive {p and p._thread and p._thread.is_alive()}; faults {faults}"
+                    ) from None
+                assert not any(g.flags for g in hub.hub.tables["t1"].games.values())
+                table.close()
+                hub.stop()
+        finally:
+            cut.close()
+    print(f"\nbroadcast soak: {rounds} games, faults {faults}")
+
+
+def test_the_setup_included_by_debians_main_configuration_serves_the_boards(tmp_path: Path) -> None:
+    """As on a venue's Debian: /etc/mosquitto/mosquitto.conf (persistence on, a log file,
+    include_dir conf.d) includes the setup's file; the broker starts, refuses the anonymous
+    and takes a board's records (a duplicate setting in the two files would stop it)."""
+    import pwd
+
+    from scoreboard.hub.broker import free_port, mosquitto_path
+    from scoreboard.hub.setup import Setup, write_setup
+
+    exe = mosquitto_path()
+    if exe is None:
+        pytest.skip("no mosquitto: apt-get install mosquitto (.ci/run does)")
+    etc = tmp_path / "etc"
+    (etc / "conf.d").mkdir(parents=True)
+    (tmp_path / "var").mkdir()
+    port = free_port()
+    passwords = write_setup(Setup(EVENT, ("t1",), etc / "scoreboard", listen="127.0.0.1", port=port))
+    (etc / "conf.d" / "scoreboard.conf").symlink_to(etc / "scoreboard" / "mosquitto.conf")
+    me = pwd.getpwuid(os.getuid()).pw_name
+    (etc / "mosquitto.conf").write_text(  # Debian's, with this test's folders (and its user: root would become mosquitto)
+        f"user {me}\npersistence true\npersistence_location {tmp_path / 'var'}/\n"
+        f"log_dest file {tmp_path / 'var' / 'mosquitto.log'}\ninclude_dir {etc / 'conf.d'}\n"
+    )
+    proc = subprocess.Popen([exe, "-c", str(etc / "mosquitto.conf")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: _listening(port) or proc.poll() is not None, why="the broker to listen")
+        assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+        got: list[bytes] = []
+        hub = connect_client("hub-x", "hub", passwords["hub"], "")
+        hub.on_message = lambda c, u, m: got.append(m.payload)
+        hub.on_connect = lambda c, u, f, rc, p: c.subscribe(f"scoreboard/{EVENT}/+/records", qos=1)
+        hub.connect("127.0.0.1", port)
+        hub.loop_start()
+        board = connect_client("board-x", "t1", passwords["t1"], "")
+        board.connect("127.0.0.1", port)
+        board.loop_start()
+        time.sleep(0.5)
+        board.publish(f"scoreboard/{EVENT}/t1/records", b"x", qos=1).wait_for_publish(5)
+        wait_for(lambda: got == [b"x"], why="the record through the broker")
+        anonymous = connect_client("anon-x", "", "", "")
+        refused: list[str] = []
+        anonymous.on_connect = lambda c, u, f, rc, p: refused.append(str(rc))
+        anonymous.connect("127.0.0.1", port)
+        anonymous.loop_start()
+        wait_for(lambda: refused, why="the anonymous refused")
+        assert refused == ["Not authorized"]
+        for client in (hub, board, anonymous):
+            client.disconnect()
+            client.loop_stop()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _listening(port: int) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False

@@ -1,0 +1,286 @@
+"""The hub's core without a broker: records in any order, doubles, gaps, the engine's second
+opinion, the broadcast delay, hidden racks, standings; the messages' checks; the cursor; the
+broker's setup files."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from test_broadcast import Table
+
+from scoreboard.broadcast.cursor import Mark, PublishLog
+from scoreboard.broadcast.messages import (
+    BadMessage,
+    RecordMessage,
+    StateMessage,
+    Topics,
+    decode_record,
+    decode_resend,
+    encode,
+)
+from scoreboard.cli import main
+from scoreboard.hub.core import GAP_WAIT_S, Hub
+from scoreboard.hub.setup import HUB_USER, Setup, SetupError, acl_text, password_hash, table_names, write_setup
+
+TOPICS = Topics("scoreboard", "open")
+REC = "scoreboard/open/t1/records"
+
+
+def played(folder: Path) -> tuple[list[RecordMessage], str]:
+    """A whole game's records as the board publishes them, and its GCG from the journal."""
+    table = Table(folder, None)
+    table.opening()
+    table.passes(4)
+    gcg = table.gcg()
+    table.close()
+    log = PublishLog(folder / "journal.db")
+    items = log.pending({}, 10_000)
+    log.close()
+    return [i.message for i in items], gcg
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[RecordMessage], str]:
+    return played(tmp_path_factory.mktemp("board"))
+
+
+def test_records_out_of_order_wait_for_the_gap_and_doubles_are_dropped(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    start, first, second, *rest = records
+    assert hub.receive(REC, encode(start), 1.0) == "t1"
+    assert hub.receive(REC, encode(second), 2.0) == "t1"  # seq 2 before seq 1
+    g = hub.tables["t1"].games[1]
+    assert g.applied == 0 and g.gap_since == 2.0
+    assert hub.resends(2.0 + GAP_WAIT_S - 0.1) == []
+    assert hub.resends(2.0 + GAP_WAIT_S) == [("t1", 1, 1)]  # asked for from seq 1
+    assert hub.resends(2.0 + GAP_WAIT_S + 1) == []  # (not again at once)
+    hub.receive(REC, encode(first), 3.0)
+    assert g.applied == 2 and g.gap_since is None
+    assert hub.receive(REC, encode(first), 3.5) is None and hub.doubles == 1  # a double: dropped
+    for r in rest:
+        hub.receive(REC, encode(r), 4.0)
+    assert hub.gcg("t1-1", 10.0) == gcg and not g.flags
+    hub.close()
+    again = Hub(TOPICS, tmp_path)  # the hub restarted: its games come back from their files
+    assert again.gcg("t1-1", 10.0) == gcg
+    again.close()
+
+
+def test_the_engine_flags_a_record_it_refuses_and_scores_that_differ(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    records, _ = game
+    hub = Hub(TOPICS, tmp_path)
+    for r in records[:4]:
+        hub.receive(REC, encode(r), 1.0)
+    g = hub.tables["t1"].games[1]
+    state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0)
+    hub.receive("scoreboard/open/t1/state", encode(state), 1.5)
+    assert any("the board says [999, 0]" in f.what for f in g.flags)
+    forged = RecordMessage(1, g.applied + 1, "command", {"type": "pass", "player": 7}, 0.0)
+    hub.receive(REC, encode(forged), 2.0)
+    assert any(f.seq == forged.seq and "refuses" in f.what for f in g.flags)
+    assert hub.summary("t1", 3.0)["game"]["flags"]  # shown on the pages
+    hub.close()
+
+
+def test_the_delay_holds_back_everything_and_racks_wait_for_the_end(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path, delay=60.0)
+    for i, r in enumerate(records):
+        hub.receive(REC, encode(r), 100.0 + i)
+    last = 100.0 + len(records) - 1
+    assert hub.summary("t1", hub.cutoff(100.5))["game"] is None  # nothing yet, a minute behind
+    mid = hub.summary("t1", hub.cutoff(165.0))["game"]
+    assert mid is not None and mid["racks"] is None and not mid["over"]  # racks hidden in play
+    partial = hub.gcg("t1-1", hub.cutoff(165.0))
+    assert partial is not None and "ROSE" not in partial and "#rack" not in partial
+    assert ">Anna:  8G" not in partial and "HAUSTEN" not in partial  # no rack on any line
+    last_command = 100.0 + max(i for i, r in enumerate(records) if r.kind == "command")
+    assert hub.gcg("t1-1", hub.cutoff(last_command + 59)) != gcg
+    end = hub.summary("t1", hub.cutoff(last + 60))["game"]
+    assert end["over"] and end["racks"] is not None  # the game over: racks shown
+    assert hub.gcg("t1-1", hub.cutoff(last + 60)) == gcg
+    standings = hub.standings(hub.cutoff(last + 60))
+    assert [r["name"] for r in standings] == ["Anna", "Ben"] and standings[0]["wins"] == 1.0
+    assert standings[0]["spread"] == -standings[1]["spread"] > 0
+    hub.close()
+    shown = Hub(TOPICS, tmp_path / "other", racks="delayed")
+    for r in records[:5]:
+        shown.receive(REC, encode(r), 1.0)
+    assert shown.summary("t1", 2.0)["game"]["racks"] is not None
+    shown.close()
+
+
+@pytest.mark.parametrize(
+    "payload, reason",
+    [
+        (b"[1, 2]", "not a JSON object"),
+        (b'{"v": 1, "game": 0, "seq": 1, "kind": "command", "payload": {}, "at": 0}', "game 0"),
+        (b'{"v": 1, "game": 1, "seq": 0, "kind": "command", "payload": {}, "at": 0}', "seq 0"),
+        (b'{"v": 1, "game": 1, "seq": 1, "kind": "command", "payload": [], "at": 0}', "payload is not"),
+        (b'{"v": 1, "game": 1, "seq": 0, "kind": "$start", "payload": {}, "at": 0}', "needs meta"),
+        (b'{"v": 1, "game": 1, "seq": 3, "kind": "$result", "payload": {}, "at": 0}', "no seq"),
+        (b'{"v": 1, "game": 1, "seq": 1, "kind": "command", "payload": {}, "at": "now"}', "at 'now'"),
+        (b'{"v": 1, "game": true, "seq": 1, "kind": "command", "payload": {}, "at": 0}', "game True"),
+        (b"x" * (1 << 21), "more than"),
+    ],
+)
+def test_a_bad_record_is_refused_with_its_topic_and_bytes(payload: bytes, reason: str) -> None:
+    with pytest.raises(BadMessage) as refused:
+        decode_record(REC, payload)
+    assert reason in refused.value.reason and refused.value.topic == REC
+    assert refused.value.payload == payload[: len(refused.value.payload)]
+
+
+def test_messages_round_trip_and_topics_split() -> None:
+    message = RecordMessage(3, 12, "command", {"type": "pass", "player": 0}, 81.5, 1767000000.25)
+    assert decode_record(REC, encode(message)) == message
+    assert TOPICS.split("scoreboard/open/table-07/state") == ("table-07", "state")
+    assert TOPICS.split("scoreboard/other/t1/state") is None and TOPICS.split("scoreboard/open/a/b/c") is None
+    with pytest.raises(BadMessage):
+        decode_resend("x", b'{"v": 1, "game": 1, "from": -1}')
+    assert Hub(TOPICS, Path("/nonexistent-hub")).receive("elsewhere/t", b"{}", 0.0) is None
+
+
+def test_the_cursor_orders_games_entries_and_results_and_starts_at_the_current_game(tmp_path: Path) -> None:
+    table = Table(tmp_path, None)
+    table.opening()
+    table.passes(4)
+    table.close()
+    log = PublishLog(tmp_path / "journal.db")
+    items = log.pending({}, 1000)
+    kinds = [i.message.kind for i in items]
+    assert kinds[0] == "$start" and kinds[-1] == "$result" and "command" in kinds
+    assert [i.message.seq for i in items[1:-1]] == list(range(1, len(items) - 1))
+    assert log.pending({1: Mark(5)}, 2)[0].message.seq == 6
+    log.start_here()  # the journal's games that ended before publishing was on: taken as published
+    marks = log.marks()
+    assert marks[1].seq == len(items) - 2 and marks[1].finished is not None
+    assert log.pending(marks, 10) == []
+    log.close()
+
+
+def test_setup_writes_users_an_acl_and_each_boards_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hub", "setup", "--event", "open", "--count", "3", "--out", str(tmp_path / "s"),
+                 "--broker-host", "10.0.0.2"]) == 0
+    out = tmp_path / "s"
+    users = dict(line.split(":", 1) for line in (out / "passwd").read_text().splitlines())
+    assert sorted(users) == [HUB_USER, "table-01", "table-02", "table-03"]
+    board = (out / "boards" / "table-02.toml").read_text()
+    assert 'table = "table-02"' in board and 'host = "10.0.0.2"' in board and "enabled = true" in board
+    password = next(line.split('"')[1] for line in board.splitlines() if line.startswith("password"))
+    _, _, rounds, salt, digest = users["table-02"].split("$")
+    assert base64.b64encode(hashlib.pbkdf2_hmac("sha512", password.encode(), base64.b64decode(salt), int(rounds))).decode() == digest
+    assert (out / "boards" / "table-02.toml").stat().st_mode & 0o077 == 0
+    conf = (out / "mosquitto.conf").read_text()
+    assert "allow_anonymous false" in conf and f"acl_file {out.resolve() / 'acl'}" in conf
+    acl = (out / "acl").read_text()
+    assert "user table-03\ntopic write scoreboard/open/table-03/records" in acl
+    assert main(["hub", "setup", "--event", "open", "--count", "3", "--out", str(out)]) == 2  # kept: --force
+    assert "--force" in capsys.readouterr().err
+    assert password_hash("x", b"s" * 12, 101).startswith("$7$101$")
+
+
+@pytest.mark.parametrize(
+    "kw, what",
+    [
+        ({"event": "a/b"}, "--event"),
+        ({"tables": ("t1", "t1")}, "--tables"),
+        ({"tables": ("hub",)}, "--tables"),
+        ({"tables": ("t+",)}, "--tables"),
+        ({"tls_cert": Path("/c.pem")}, "--tls-cert"),
+    ],
+)
+def test_setup_refuses_what_makes_no_broker(tmp_path: Path, kw: dict[str, object], what: str) -> None:
+    args: dict[str, object] = {"event": "open", "tables": ("t1",), "out": tmp_path, **kw}
+    with pytest.raises(SetupError) as refused:
+        write_setup(Setup(**args))  # type: ignore[arg-type]
+    assert refused.value.what == what
+    with pytest.raises(SetupError):
+        table_names(None, 0)
+
+
+def test_a_tls_setup_listens_with_the_certificate(tmp_path: Path) -> None:
+    setup = Setup("open", ("t1",), tmp_path, port=8883, tls_cert=Path("/etc/c.pem"), tls_key=Path("/etc/k.pem"),
+                  tls_ca=Path("/etc/ca.pem"))
+    write_setup(setup)
+    conf = (tmp_path / "mosquitto.conf").read_text()
+    assert "listener 8883" in conf and "certfile /etc/c.pem" in conf and "cafile /etc/ca.pem" in conf
+    assert 'tls_ca = "/etc/ca.pem"' in (tmp_path / "boards" / "t1.toml").read_text()
+    assert "topic read scoreboard/open/t1/resend" in acl_text(setup)
+    json.dumps(setup.tables)
+
+
+def test_records_without_their_games_start_ask_for_it(tmp_path: Path, game: tuple[list[RecordMessage], str]) -> None:
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    for r in records[1:]:
+        hub.receive(REC, encode(r), 1.0)  # the start was lost
+    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 1, 0)]  # asked for from the start
+    hub.receive(REC, encode(records[0]), 5.0)
+    assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games[1].gap_since is None
+    hub.close()
+
+
+def test_a_state_naming_a_game_the_hub_has_nothing_of_asks_for_all_of_it(tmp_path: Path) -> None:
+    hub = Hub(TOPICS, tmp_path)  # a hub started after the board's game (its retained state arrives)
+    hub.receive("scoreboard/open/t1/state", encode(StateMessage(4, 17, {"scores": [10, 0]}, 0.0)), 1.0)
+    assert hub.resends(1.0) == []
+    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 4, 0)]
+    assert hub.resends(2.0 + GAP_WAIT_S) == []  # (not again at once)
+    hub.close()
+
+
+def test_the_pages_get_each_change_the_delay_after_it_arrived(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """The push of a change waits for the broadcast delay; what it carries is the table as it
+    was then (a clock of our own: the delay is 60 s, the loop's timers are shortened to match)."""
+    import asyncio
+
+    pytest.importorskip("starlette", reason="starlette is missing: pip install 'scoreboard[play]'")
+    from scoreboard.hub.web import Page, Pusher
+
+    records, _ = game
+    hub = Hub(TOPICS, tmp_path, delay=60.0)
+    now = [1000.0]
+    pusher = Pusher(hub, clock=lambda: now[0])
+    waits: list[float] = []
+
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        pusher.loop = loop
+        real_later = loop.call_later
+
+        def later(wait: float, callback: object, *args: object) -> asyncio.TimerHandle:
+            if getattr(callback, "__func__", None) is not Pusher._push:
+                return real_later(wait, callback, *args)  # type: ignore[arg-type]
+            waits.append(wait)
+            now[0] += wait  # (the time the push is due)
+            return real_later(0.01, callback, *args)  # type: ignore[arg-type]
+
+        loop.call_later = later  # type: ignore[method-assign]
+        page = Page("venue", None)
+        pusher.pages.add(page)
+        for r in records[:6]:
+            hub.receive(REC, encode(r), now[0])
+        pusher.changed("t1", now[0])
+        await asyncio.sleep(0.2)
+        return [page.queue.get_nowait() for _ in range(page.queue.qsize())]
+
+    sent = asyncio.run(main())
+    assert waits == [60.0]  # pushed the delay after it arrived
+    [message] = sent
+    summary = json.loads(message)["summary"]
+    assert summary["game"]["seq"] == 5 and summary["game"]["racks"] is None  # as it was then; racks hidden
+    hub.close()
