@@ -44,6 +44,11 @@ SOURCES = {
           "with CWGsP 3Fh, VOL(TX) <= 0.15 V at 32 mA with CWGsN Fh: 4.7 ohm each at full conductance",
     "2n7002bks": "Nexperia 2N7002BKS: VGS(th) >= 1.1 V (from memory); body diode 0.6 V at a few mA",
     "fuses": "Bourns MF-PSMF020X: R1max 3.5 ohm (review's quote of Bourns); MF-MSMF300: R1max 0.08 ohm (from memory)",
+    "mt3608": "MT3608 boost modules: output up to 28 V (trimmer), switch current limit 4 A (from memory: check)",
+    "smbj13a": "SMBJ13A (Littelfuse/Vishay): VRWM 13 V, VBR 14.4-15.9 V at 1 mA, VC 21.5 V at IPP 27.9 A, "
+               "600 W for 10/1000 us (from memory: check)",
+    "msmf010": "Bourns MF-MSMF010-2: 0.10 A hold, 0.30 A trip, 60 V, R1max 15 ohm, trips within 1.5 s at 0.5 A; "
+               "hold x 0.8 at 40 C (from memory: check)",
     "ldo": "TI TLV75733P: dropout <= 425 mV at 1 A (a PMOS pass device: proportional to the current), "
            "output +-1.5 % (from memory: check)",
 }
@@ -400,6 +405,52 @@ MFRC522_VDD_MIN = 2.5
 RAIL_MIN = 3.0  # what the design holds the readers to: full transmitter swing, margin to 2.5 V
 
 
+# --- the +12 V rail's clamp ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Clamp12:
+    """The +12 V rail's over-voltage clamp (SMBJ13A after an MF-MSMF010 polyfuse)."""
+
+    load: float  # A, every reader's selected line pulled to 0 V through its 10 k
+    fuse_drop: float  # V at the load
+    rail_min: float  # V at the readers, the module at 11.5 V
+    hold_40c: float  # A, the fuse's hold current at 40 C
+    fault_i: float  # A, the most the module can push into the clamp
+    fault_v: float  # V on the rail at that current
+    gate_margin: float  # V under the MOSFET gates' 20 V
+    fault_w: float  # W in the TVS at that current
+    trip_s: float  # s, the fuse's time to trip at that current (I^2 t from the data sheet's point)
+    tvs_rating_w: float  # W the SMBJ takes for that long (600 W at 1 ms, scaled by sqrt(1 ms / t))
+    window_w: float  # W in the TVS at the fuse's trip current (a setting just above breakdown)
+
+
+MODULE_MAX_V = 28.0
+MODULE_SWITCH_A = 4.0
+BOOST_EFF = 0.85
+TVS_VBR_MIN, TVS_VBR_MAX, TVS_VC, TVS_IPP = 14.4, 15.9, 21.5, 27.9
+FUSE12_HOLD, FUSE12_TRIP, FUSE12_R1MAX, FUSE12_VMAX = 0.10, 0.30, 15.0, 60.0
+FUSE12_POINT = (0.5, 1.5)  # A, s: the data sheet's maximum time to trip
+GATE_MAX = 20.0
+
+
+def rail12(readers: int = READERS, supply: float = 5.25) -> Clamp12:
+    """The clamp, sized: normal load and drop, and the worst fault (the trimmer at 28 V): the
+    module then pushes at most its switch limit's power into the TVS, which holds the rail at
+    its breakdown plus its dynamic resistance times the current, until the fuse trips."""
+    load = readers * 12.0 / 10e3
+    drop = load * FUSE12_R1MAX
+    r_dyn = (TVS_VC - TVS_VBR_MAX) / TVS_IPP
+    fault_i = BOOST_EFF * supply * MODULE_SWITCH_A / TVS_VBR_MIN
+    fault_v = TVS_VBR_MAX + r_dyn * fault_i
+    i0, t0 = FUSE12_POINT
+    trip = t0 * (i0 / fault_i) ** 2
+    rating = 600.0 * math.sqrt(1e-3 / trip)
+    window = FUSE12_TRIP * (TVS_VBR_MAX + r_dyn * FUSE12_TRIP)
+    return Clamp12(load, drop, 11.5 - drop, FUSE12_HOLD * 0.8, fault_i, fault_v, GATE_MAX - fault_v,
+                   fault_v * fault_i, trip, rating, window)
+
+
 # --- report --------------------------------------------------------------------------------------
 
 
@@ -445,6 +496,12 @@ def report() -> list[str]:
                f"ribbon -{rb.ribbon:.3f}, strip fuse -{rb.strip_fuse:.2f}: LDO in {rb.reg_in:.2f} V, dropout "
                f"{rb.dropout * 1e3:.0f} mV, out >= {rb.reg_out_min:.2f} V, headroom {rb.headroom:.2f} V; "
                f"AMS1117 would give {rb.reg_in - AMS1117_DROPOUT:.2f} V")
+    cl = rail12()
+    out.append(f"+12 V clamp: load {cl.load * 1e3:.1f} mA, fuse drop {cl.fuse_drop:.2f} V, rail >= {cl.rail_min:.2f} V "
+               f"(fuse hold {cl.hold_40c * 1e3:.0f} mA at 40 C); fault (module at {MODULE_MAX_V:.0f} V): "
+               f"{cl.fault_i:.2f} A, rail {cl.fault_v:.2f} V ({cl.gate_margin:.2f} V under the gates' 20 V), "
+               f"TVS {cl.fault_w:.1f} W for {cl.trip_s:.2f} s (rated {cl.tvs_rating_w:.0f} W for that long); "
+               f"at the fuse's trip current {cl.window_w:.1f} W")
     return out
 
 

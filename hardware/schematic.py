@@ -34,6 +34,15 @@ RACK_READERS = 4
 
 T = Pin.types
 
+# The reader connector (IDC 2 x 7; pin n and n + 1 are neighbours on the ribbon, n and n + 2 in a
+# header row): +12 V at the end with two grounds next to it (13 on the ribbon and across, 12
+# along the row), so a ribbon shifted by a wire or a socket moved by a column puts 12 V on
+# ground, never on a 3.3 V logic line.
+CONNECTOR: dict[int, str] = {
+    1: "+5V", 2: "NSS", 3: "+5V", 4: "MOSI", 5: "GND", 6: "SCK", 7: "GND",
+    8: "MISO", 9: "GND", 10: "EXP_CS", 11: "IRQ", 12: "GND", 13: "GND", 14: "+12V",
+}
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -98,6 +107,11 @@ NMOS2 = _template(  # two N-MOSFETs, back to back across a coil: its short when 
 PIN_DIODE = _template("BAR64-02V", "D", "1:K:p 2:A:p", "Diode_SMD:D_SOD-523")
 SCHOTTKY = _template("SS14", "D", "1:K:p 2:A:p", "Diode_SMD:D_SMA")
 TVS = _template("SMBJ5.0A", "D", "1:K:p 2:A:p", "Diode_SMD:D_SMB")
+TVS12 = _template(  # the +12 V clamp: 14.4-15.9 V breakdown, 16.2 V at the boost's worst fault current
+    "SMBJ13A", "D", "1:K:p 2:A:p", "Diode_SMD:D_SMB")
+FUSE12 = _template(  # 0.1 A hold, 0.3 A trip, 60 V: the +12 V clamp trips it (hardware/boardcalc.rail12)
+    "PTC_0.1A", "F", "1:1:p 2:2:p", "Fuse:Fuse_1812_4532Metric")
+HDR2 = _template("PinHeader_1x02", "J", "1:1:p 2:2:p", "Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical")
 XTAL = _template("27.12MHz", "Y", "1:1:p 2:GND1:p 3:2:p 4:GND2:p", "Crystal:Crystal_SMD_3225-4Pin_3.2x2.5mm")
 R = _template("R", "R", "1:1:p 2:2:p", "Resistor_SMD:R_0603_1608Metric")
 C = _template("C", "C", "1:1:p 2:2:p", "Capacitor_SMD:C_0603_1608Metric")
@@ -138,7 +152,10 @@ KINDS: dict[str, Kind] = {
     "SMBJ5.0A": Kind("SMBJ5.0A", "TVS 5 V after the input fuse (overvoltage; a reversed supply trips the fuse)", 0.20, 0.10),
     "27.12MHz": Kind("ABM8-27.120MHZ-10-1-U-T", "crystal 27.12 MHz, 10 pF", 0.60, 0.40),
     "CELL_COIL": Kind("(printed)", "15 x 15 mm printed coil, 4 turns", 0.0, 0.0),
-    "PTC": Kind("MF-MSMF300-2", "polyfuse 3 A hold, 5 A trip, 1812", 0.45, 0.30),
+    "PTC": Kind("MF-MSMF300/16-2", "polyfuse 3 A hold, 5 A trip, 16 V, 1812", 0.45, 0.30),
+    "PTC_0.1A": Kind("MF-MSMF010-2", "polyfuse 0.1 A hold, 0.3 A trip, 60 V, 1812 (+12 V, tripped by its clamp)", 0.30, 0.15),
+    "SMBJ13A": Kind("SMBJ13A", "TVS 13 V stand-off: the +12 V clamp (the boost module can make 28 V)", 0.20, 0.10),
+    "PinHeader_1x02": Kind("2-pin header + jumper shunt", "safe-boot jumper (GP22 to GND)", 0.10, 0.05),
     "PTC_0.2A": Kind("MF-PSMF020X-2", "polyfuse 0.2 A hold, 0.4 A trip, 0805 (per reader)", 0.25, 0.12),
     "SolderJumper": Kind("(copper)", "address strap", 0.0, 0.0),
     "IDC_2x7": Kind("IDC 2x7 shrouded header", "strip connector", 0.25, 0.12),
@@ -146,7 +163,7 @@ KINDS: dict[str, Kind] = {
     "CD74HC154": Kind("CD74HC154M96", "4-to-16 decoder (chip selects)", 0.80, 0.55),
     "RPi_Pico": Kind("SC0915", "Raspberry Pi Pico", 4.00, 3.80),
 }
-PASSIVE_PRICE = {"R": (0.01, 0.004), "C": (0.01, 0.004), "C0G1%": (0.04, 0.015), "L": (0.08, 0.04),
+PASSIVE_PRICE = {"R": (0.01, 0.004), "C": (0.01, 0.004), "C25V": (0.05, 0.02), "C0G1%": (0.04, 0.015), "L": (0.08, 0.04),
                  "Lrf": (0.15, 0.08), "Cbulk": (0.20, 0.10)}
 
 
@@ -207,9 +224,10 @@ def reader(antennas: int, name: str) -> Circuit:
         sck, mosi, miso, nss, ecs, irq = (Net(n) for n in ("SCK", "MOSI", "MISO", "NSS", "EXP_CS", "IRQ"))
         j = HDR14()
         _two(STRIP_FUSE, "0.2A", v5in, v5, "PTC_0.2A")  # a shorted reader cannot take the others down
-        for num, net in ((1, v5in), (2, v5in), (3, gnd), (4, sck), (5, gnd), (6, mosi), (7, gnd), (8, miso),
-                         (9, gnd), (10, nss), (11, gnd), (12, ecs), (13, v12), (14, irq)):
-            j[num] += net
+        nets = {"+5V": v5in, "GND": gnd, "+12V": v12, "SCK": sck, "MOSI": mosi, "MISO": miso, "NSS": nss,
+                "EXP_CS": ecs, "IRQ": irq}
+        for num, name in CONNECTOR.items():
+            j[num] += nets[name]
         _two(C, "100nF", v12, gnd)
         _two(C, "100uF", v5, gnd, "Cbulk")
         reg = LDO()
@@ -344,12 +362,19 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
         tvs["K"] += v5
         tvs["A"] += gnd
         _two(C, "470uF", v5, gnd, "Cbulk")
-        v12 = _rail("+12V")
+        v12, v12_boost = _rail("+12V"), Net("+12V_BOOST")
         boost = BOOST()
         boost["VIN"] += v5
         boost["GND", "GNDO"] += gnd
-        boost["VOUT"] += v12
-        _two(C, "10uF", v12, gnd)
+        boost["VOUT"] += v12_boost
+        # the clamp: whatever the module's trimmer is set to (up to 28 V), +12V stays under the
+        # gates' 20 V; a setting above the TVS's breakdown trips the fuse (boardcalc.rail12).
+        # Fit the TVS against the fuse (thermal coupling: its heat trips the fuse too).
+        _two(FUSE12, "0.1A", v12_boost, v12, "PTC_0.1A")
+        clamp = TVS12()
+        clamp["K"] += v12
+        clamp["A"] += gnd
+        _two(C, "10uF/25V", v12, gnd, "C25V")
         pico = PICO()
         d = SCHOTTKY()  # the board's 5 V ORed with USB's VBUS (the Pico's own diode)
         d["A"] += v5
@@ -369,7 +394,7 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
         _two(R, "47k", miso, v33)  # a defined MISO while nobody drives it
         safe = Net("SAFE_BOOT")
         pico["GP22"] += safe
-        _two(JUMPER, "", safe, gnd, "SolderJumper")
+        _two(HDR2, "", safe, gnd, "PinHeader_1x02")  # fit the shunt for safe boot, remove it to scan
         addr = [Net(f"CSA{k}") for k in range(4)]
         for k, gp in enumerate((6, 7, 8, 9)):
             pico[f"GP{gp}"] += addr[k]
@@ -416,17 +441,10 @@ def controller(readers: int = ROW_STRIPS + RACK_READERS) -> Circuit:
         exp_cs = [decoders[1][f"Y{3 + k}"] for k in range(3)]
         for k in range(readers):
             j = HDR14()
-            for num in (1, 2):
-                j[num] += v5
-            for num in (3, 5, 7, 9, 11):
-                j[num] += gnd
-            j[13] += v12
-            j[4] += group_sck[k // 2]
-            j[6] += group_mosi[k // 2]
-            j[8] += miso
-            j[10] += nss[k]
-            j[12] += exp_cs[k >> 3]
-            j[14] += irq
+            nets = {"+5V": v5, "GND": gnd, "+12V": v12, "SCK": group_sck[k // 2], "MOSI": group_mosi[k // 2],
+                    "MISO": miso, "NSS": nss[k], "EXP_CS": exp_cs[k >> 3], "IRQ": irq}
+            for num, name in CONNECTOR.items():
+                j[num] += nets[name]
         used = 3 + (readers + 7) // 8
         for k in range(used, 16):
             decoders[1][f"Y{k}"] += ckt.NC
@@ -499,7 +517,8 @@ def bom_lines(circuits: dict[str, Circuit]) -> list[tuple[str, str, int, float, 
 
 def _passive_what(cls: str) -> str:
     return {"C0G1%": "C0G 1 %, 0603", "Lrf": "RF choke, SRF > 30 MHz, 0805", "Cbulk": "bulk capacitor",
-            "R": "resistor 1 %, 0603", "C": "X7R capacitor, 0603", "L": "inductor, 0805"}.get(cls, cls)
+            "R": "resistor 1 %, 0603", "C": "X7R capacitor, 0603, 25 V or more",
+            "C25V": "X5R capacitor, 25 V, 0805 (+12 V: up to 16.2 V in a fault)", "L": "inductor, 0805"}.get(cls, cls)
 
 
 def build(outdir: Path | None = None) -> dict[str, Check]:

@@ -132,6 +132,17 @@ def test_the_rail_budget() -> None:
     assert rb.reg_in - bc.AMS1117_DROPOUT < bc.RAIL_MIN  # the first design's regulator falls out
 
 
+def test_the_12v_clamp_holds_the_gates_under_20v() -> None:
+    c = bc.rail12()
+    assert c.load < c.hold_40c / 3  # no nuisance trip, even at 40 C
+    assert c.rail_min > 5.0 + 6.0  # the idle diodes keep 6 V of reverse bias
+    assert bc.TVS_VBR_MIN > 12.5  # the rail's top (BRINGUP step 0) stays under breakdown
+    assert c.fault_v < bc.GATE_MAX - 3.0 and c.fault_i > bc.FUSE12_TRIP * 3  # the clamp trips the fuse
+    assert c.fault_w < c.tvs_rating_w and bc.FUSE12_VMAX > bc.MODULE_MAX_V
+    # more readers, more load: the check would notice a fuse too small
+    assert bc.rail12(readers=60).load > bc.rail12().hold_40c / 3
+
+
 def test_design_md_quotes_what_boardcalc_computes() -> None:
     design = (_HW / "DESIGN.md").read_text()
     for line in bc.report():

@@ -80,12 +80,10 @@ def test_the_row_strip_netlist(built: tuple[dict[str, Any], Path]) -> None:
         drive = nets[f"DRV{k}"]
         kinds = sorted(refs[ref] for ref, _ in drive)
         assert kinds == ["2N7002BKS", "2N7002BKS", "R", "R", "TBD62083AFWG"], k
-    # the connector: 5 V on 1-2, ground on the odd pins from 3 to 11, 12 V on 13, signals between
+    # the connector as sch.CONNECTOR says
     conn = next(ref for ref, name in refs.items() if name == "IDC_2x7")
-    assert {(conn, "1"), (conn, "2")} <= nets["+5V_IN"]
-    assert {(conn, p) for p in ("3", "5", "7", "9", "11")} <= nets["GND"]
-    assert (conn, "13") in nets["+12V"]
-    assert (conn, "14") in nets["IRQ"] and (conn, "10") in nets["NSS"] and (conn, "12") in nets["EXP_CS"]
+    for pin, name in sch.CONNECTOR.items():
+        assert (conn, str(pin)) in nets["+5V_IN" if name == "+5V" else name], pin
 
 
 def test_the_controller_netlist(built: tuple[dict[str, Any], Path]) -> None:
@@ -109,7 +107,9 @@ SUPPLIES = {
     "TLV75733P": {"IN": "+5V", "EN": "+5V", "OUT": "+3V3", "GND": "GND"},
     "SN74LVC244A": {"VCC": "+3V3", "GND": "GND"},
     "CD74HC154": {"VCC": "+3V3", "GND": "GND"},
-    "MT3608_module": {"VIN": "+5V", "VOUT": "+12V"},
+    "MT3608_module": {"VIN": "+5V", "VOUT": "+12V_BOOST"},
+    "SMBJ13A": {"K": "+12V", "A": "GND"},
+    "PTC_0.1A": {"1": "+12V_BOOST", "2": "+12V"},
     "RPi_Pico": {"3V3": "+3V3", "VSYS": "VSYS"},
 }
 
@@ -149,6 +149,68 @@ def test_the_supply_check_catches_tvdd_on_5v_and_com_on_5v() -> None:
     _, faults = _supply_faults(ckt)
     assert sorted((pin, net) for _, pin, net in faults) == [("COM", "+5V"), ("TVDD", "+5V")]
     assert sch.erc(ckt, "rack_reader").errors == 0  # what ERC alone lets through
+
+
+def _unclamped(ckt: Any) -> list[tuple[str, str]]:
+    """(ref, pin) of everything on the boost module's own output but the module and the fuse
+    that leads to the clamped +12V: nothing else may see the module's up-to-28 V."""
+    raw = [n for n in ckt.nets if n.name == "+12V_BOOST"]
+    if not raw:
+        return []
+    return [(p.part.ref, p.name) for p in raw[0].pins if p.part.name not in ("MT3608_module", "PTC_0.1A")]
+
+
+def test_only_the_fuse_sees_the_boost_modules_own_output() -> None:
+    ckt = sch.controller()
+    assert _unclamped(ckt) == [] and _supply_faults(ckt)[1] == []
+
+
+def test_the_supply_check_catches_a_bypassed_12v_clamp() -> None:
+    ckt = sch.controller()
+    with ckt:
+        raw = next(n for n in ckt.nets if n.name == "+12V_BOOST")
+        cap = next(p for p in ckt.parts if p.value == "10uF/25V")
+        cap[1].disconnect()
+        cap[1] += raw  # a capacitor (or a reader's pin 14) on the module's side of the fuse
+        clamp = next(p for p in ckt.parts if p.name == "SMBJ13A")
+        clamp["K"].disconnect()
+        clamp["K"] += raw  # and the clamp before the fuse: it could never trip it
+    assert sorted(_unclamped(ckt)) == sorted([(cap.ref, "1"), (clamp.ref, "K")])
+    _, faults = _supply_faults(ckt)
+    assert [(pin, net) for _, pin, net in faults] == [("K", "+12V_BOOST")]
+    assert sch.erc(ckt, "controller").errors == 0  # what ERC alone lets through
+
+
+def test_12v_has_grounds_beside_it_on_the_connector() -> None:
+    pins = {name: pin for pin, name in sch.CONNECTOR.items() if name == "+12V"}
+    p12 = pins["+12V"]
+    # neighbours: on the ribbon (n +- 1) and along a header row (n +- 2)
+    for n in (p12 - 2, p12 - 1, p12 + 1, p12 + 2):
+        if n in sch.CONNECTOR:
+            assert sch.CONNECTOR[n] == "GND", n
+    assert sorted(sch.CONNECTOR) == list(range(1, 15))
+
+
+def _doc_pinout(text: str) -> dict[int, str]:
+    """Pin -> the signal's first word from DESIGN.md's reader connector table."""
+    section = text.split("**Reader connector**", 1)[1].split("**Strip address straps**", 1)[0]
+    out = {}
+    for row in re.findall(r"^\| (\d+) \| ([^|]+) \| (\d+) \| ([^|]+) \|$", section, re.M):
+        for pin, sig in ((row[0], row[1]), (row[2], row[3])):
+            word = sig.strip().split(" ")[0].rstrip(":")
+            out[int(pin)] = {"+5": "+5V", "+12": "+12V"}.get(word, word)
+    return out
+
+
+def test_the_docs_pinouts_are_the_schematics() -> None:
+    design = (_PATH.parent / "DESIGN.md").read_text()
+    assert _doc_pinout(design) == sch.CONNECTOR
+    readme = (_PATH.parent / "README.md").read_text()
+    pin = {name: p for p, name in sch.CONNECTOR.items() if name not in ("GND", "+5V")}
+    assert f"connector pins {pin['SCK']}, {pin['MOSI']}, {pin['MISO']}" in readme
+    assert f"IRQ (pin {pin['IRQ']})" in readme and f"connector pin {pin['+12V']}" in readme
+    assert f"pin {pin['NSS']}; outputs" in readme and f"to connector pin {pin['NSS']}" in readme
+    assert f"addresses 0–7), pin {pin['EXP_CS']}" in readme
 
 
 def test_the_controller_buffers_spi_in_groups_of_two(built: tuple[dict[str, Any], Path]) -> None:
