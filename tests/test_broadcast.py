@@ -93,6 +93,13 @@ def started(p: Publisher) -> Publisher:
     return p
 
 
+def online(hub: HubRig, name: str) -> bool | None:
+    """Whether the hub shows ``name`` online (None: the hub has not heard of it yet)."""
+    if name not in hub.hub.tables:
+        return None
+    return bool(hub.hub.summary(name, time.time())["online"])
+
+
 def hub_gcg(hub: HubRig, key: str) -> str | None:
     return hub.hub.gcg(key, time.time() + 1)
 
@@ -164,9 +171,9 @@ def test_a_board_offline_for_minutes_of_virtual_time_catches_up_and_the_hub_sees
     table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1", port=cut.port)))
     try:
         table.opening()
-        wait_for(lambda: hub.hub.summary("t1", time.time())["online"] is True, why="t1 online on the hub")
+        wait_for(lambda: online(hub, "t1") is True, why="t1 online on the hub")
         cut.down()
-        wait_for(lambda: hub.hub.summary("t1", time.time())["online"] is False, why="the broker's last will: offline")
+        wait_for(lambda: online(hub, "t1") is False, why="the broker's last will: offline")
         for _ in range(3):  # four minutes of the table's time with no Wi-Fi
             table.rig.tick(80)
         table.passes(4)
@@ -174,7 +181,7 @@ def test_a_board_offline_for_minutes_of_virtual_time_catches_up_and_the_hub_sees
         assert hub_gcg(hub, "t1-1") != expected
         cut.up()
         wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the board to catch up")
-        wait_for(lambda: hub.hub.summary("t1", time.time())["online"] is True, why="t1 online again")
+        wait_for(lambda: online(hub, "t1") is True, why="t1 online again")
         assert not hub.hub.tables["t1"].games[1].flags
     finally:
         table.close()
