@@ -809,6 +809,7 @@ class Journal:
                 if rows[game_id] is None or game_id == latest:
                     raise ArchiveRefusedError(game_id, "unfinished" if rows[game_id] is None else "the latest game")
             conn.execute(f"DELETE FROM entries WHERE game_id IN ({marks})", ids)
+            conn.execute(f"DELETE FROM broadcast WHERE game_id IN ({marks})", ids)  # their publish cursor
             conn.execute(f"DELETE FROM games WHERE id IN ({marks})", ids)
         with self._lock:
             try:

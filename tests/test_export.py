@@ -317,6 +317,29 @@ def test_archive_moves_finished_games_out_of_the_journal(state: Path, capsys: py
     assert code == 0 and "no finished game to archive" in out
 
 
+def test_archive_takes_the_archived_games_publish_cursor_with_them(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A journal that has published ([broadcast]) keeps a cursor per game that refers to the
+    game: archiving removes the archived games' marks with them and keeps the others'."""
+    from scoreboard.broadcast.cursor import Mark, PublishLog
+
+    with Journal.open(state) as journal:
+        ids = [journal_game(journal, {"rules": "de", "players": ["A", "B"], "first": 0}, []) for _ in range(3)]
+        for game_id in ids:
+            journal.finish(game_id, {"termination": "out", "rows": [], "winners": [0]})
+    published = PublishLog(state / JOURNAL_NAME)
+    try:
+        published.save({g: Mark(0, "x") for g in ids})
+    finally:
+        published.close()
+    code, out, err = export(capsys, state, "--archive", str(state.parent / "archive"))
+    assert code == 0 and "archived 2 finished games into" in out, err
+    published = PublishLog(state / JOURNAL_NAME)
+    try:
+        assert set(published.marks()) == {ids[2]}
+    finally:
+        published.close()
+
+
 def test_archive_into_a_folder_that_cannot_be_written_removes_nothing(
     state: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
