@@ -148,10 +148,17 @@ def _publisher(config: Config, db: Path, closing: ExitStack) -> Broadcast | None
     ``closing`` (after waiting up to ``broadcast.flush_s`` for the broker to take the rest)."""
     if not config.broadcast.enabled:
         return None
-    from scoreboard.broadcast.publisher import Publisher
+    from scoreboard.broadcast.cursor import CursorError
+    from scoreboard.broadcast.publisher import Publisher, TlsSetupError
 
     publisher = Publisher(config.broadcast, db)
-    publisher.start()
+    try:
+        publisher.start()
+    except (TlsSetupError, CursorError) as e:
+        # the table plays on unpublished: the journal keeps every record, and the cursor sends
+        # them from where it stopped once the setting is put right and the service restarted
+        log.error("not publishing this table: %s", e)
+        return None
     closing.callback(publisher.stop)
     return publisher
 

@@ -473,3 +473,30 @@ def _listening(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+@pytest.mark.parametrize("content", [None, b"not a certificate\n"])
+def test_an_unusable_tls_ca_is_named_and_the_table_plays_on_unpublished(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, content: bytes | None
+) -> None:
+    """A missing or garbled ``broadcast.tls_ca``: a TlsSetupError with the key and the file, and
+    ``scoreboard run`` goes on without publishing (the journal keeps every record for the cursor)."""
+    import contextlib
+    import logging
+
+    from scoreboard.broadcast.publisher import TlsSetupError
+    from scoreboard.config import load_config
+    from scoreboard.journal import Journal
+    from scoreboard.run_cli import _publisher
+
+    ca = tmp_path / "ca.pem"
+    if content is not None:
+        ca.write_bytes(content)
+    with pytest.raises(TlsSetupError) as raised:
+        connect_client("board-x", "t1", "pw", str(ca))
+    assert (raised.value.key, raised.value.path) == ("broadcast.tls_ca", str(ca))
+    config = load_config(None, ["broadcast.enabled=true", "broadcast.host=127.0.0.1", f"broadcast.tls_ca={ca}"])
+    with Journal.open(tmp_path / "state") as journal, contextlib.ExitStack() as closing, \
+            caplog.at_level(logging.ERROR, logger="scoreboard.run_cli"):
+        assert _publisher(config, journal.path, closing) is None
+    assert any("broadcast.tls_ca" in r.getMessage() and str(ca) in r.getMessage() for r in caplog.records)

@@ -31,6 +31,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from engine.errors import ScoreboardError
 from scoreboard.config import BroadcastConfig
 from scoreboard.controller.state import TableState
 
@@ -57,14 +58,27 @@ STATE_EVERY_S = 1.0  # the table's state is published at most this often ...
 CLOCK_EVERY_S = 10.0  # ... and when only the clocks moved, this often (the pages run the clocks between)
 
 
-def connect_client(client_id: str, username: str, password: str, tls_ca: str) -> mqtt.Client:
+class TlsSetupError(ScoreboardError, ValueError):
+    """The CA certificate file of ``key`` (``broadcast.tls_ca``, ``hub.tls_ca``) cannot be used:
+    ``path`` and the reason."""
+
+    def __init__(self, key: str, path: str, reason: str) -> None:
+        self.key, self.path, self.reason = key, path, reason
+        super().__init__(f"{key}: the CA certificate {path!r} cannot be used: {reason}")
+
+
+def connect_client(client_id: str, username: str, password: str, tls_ca: str, key: str = "broadcast.tls_ca") -> mqtt.Client:
     """A paho client (MQTT 5, callbacks of API version 2) with the credentials and TLS (the
-    keep-alive is given to ``connect``)."""
+    keep-alive is given to ``connect``); :class:`TlsSetupError` naming ``key`` when the CA file
+    ``tls_ca`` cannot be read or is no certificate."""
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
     if username:
         client.username_pw_set(username, password or None)
     if tls_ca:
-        client.tls_set(ca_certs=str(Path(tls_ca).expanduser()), tls_version=ssl.PROTOCOL_TLS_CLIENT)
+        try:
+            client.tls_set(ca_certs=str(Path(tls_ca).expanduser()), tls_version=ssl.PROTOCOL_TLS_CLIENT)
+        except (OSError, ssl.SSLError, ValueError) as e:
+            raise TlsSetupError(key, tls_ca, getattr(e, "strerror", None) or str(e)) from None
     client.reconnect_delay_set(min_delay=1, max_delay=10)
     client.max_inflight_messages_set(WINDOW + 4)
     return client
@@ -135,7 +149,11 @@ class Publisher:
         self._acked = self._log.marks()
         self._sent = dict(self._acked)
         c = self.config
-        client = connect_client(f"board-{c.event}-{c.table}", c.username, c.password, c.tls_ca)
+        try:
+            client = connect_client(f"board-{c.event}-{c.table}", c.username, c.password, c.tls_ca)
+        except TlsSetupError:
+            self._log.close()
+            raise
         client.will_set(self._topic["status"], encode(StatusMessage(False)), qos=1, retain=True)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect

@@ -95,7 +95,15 @@ async def _serve(config: HubConfig, folder: Path, sock: socket.socket) -> int:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, server.stop)
-    ingest.start()
+    from scoreboard.broadcast.publisher import TlsSetupError
+
+    try:
+        ingest.start()
+    except TlsSetupError as e:  # (a hub without its broker has nothing to show)
+        print(f"scoreboard hub: {e}", file=sys.stderr)
+        hub.close()
+        sock.close()
+        return 2
     host, port = sock.getsockname()[:2]
     print(f"hub of {config.event}: http://{host}:{port}/ (broker {config.host}:{config.port}, delay {config.delay_s} s,"
           f" games in {hub.folder})", flush=True)

@@ -46,7 +46,7 @@ class Ingest:
         self.refused: str | None = None
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
-        client = connect_client(f"hub-{config.event}", config.username, config.password, config.tls_ca)
+        client = connect_client(f"hub-{config.event}", config.username, config.password, config.tls_ca, "hub.tls_ca")
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
