@@ -500,3 +500,20 @@ def test_an_unusable_tls_ca_is_named_and_the_table_plays_on_unpublished(
             caplog.at_level(logging.ERROR, logger="scoreboard.run_cli"):
         assert _publisher(config, journal.path, closing) is None
     assert any("broadcast.tls_ca" in r.getMessage() and str(ca) in r.getMessage() for r in caplog.records)
+
+
+def test_a_hub_with_an_unusable_tls_ca_exits_2_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``scoreboard hub`` with ``hub.tls_ca`` a file that is not there: exit 2 and the key and the
+    file on stderr, no traceback."""
+    import socket
+
+    from scoreboard.cli import main
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    ca = tmp_path / "missing-ca.pem"
+    code = main(["hub", "--set", f"hub.tls_ca={ca}", "--set", f"hub.listen_port={port}",
+                 "--set", f"hub.data_dir={tmp_path / 'hub'}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "hub.tls_ca" in err and str(ca) in err and "Traceback" not in err

@@ -90,20 +90,20 @@ async def _serve(config: HubConfig, folder: Path, sock: socket.socket) -> int:
     hub = Hub(Topics(config.topic_prefix, config.event), folder, delay=config.delay_s, racks=config.racks)
     pusher = Pusher(hub)
     pusher.loop = asyncio.get_running_loop()
-    ingest = Ingest(hub, config, pusher.changed)
-    server = Server(make_app(pusher))
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, server.stop)
     from scoreboard.broadcast.publisher import TlsSetupError
 
     try:
-        ingest.start()
+        ingest = Ingest(hub, config, pusher.changed)
     except TlsSetupError as e:  # (a hub without its broker has nothing to show)
         print(f"scoreboard hub: {e}", file=sys.stderr)
         hub.close()
         sock.close()
         return 2
+    server = Server(make_app(pusher))
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, server.stop)
+    ingest.start()
     host, port = sock.getsockname()[:2]
     print(f"hub of {config.event}: http://{host}:{port}/ (broker {config.host}:{config.port}, delay {config.delay_s} s,"
           f" games in {hub.folder})", flush=True)
