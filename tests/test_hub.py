@@ -284,3 +284,22 @@ def test_the_pages_get_each_change_the_delay_after_it_arrived(
     summary = json.loads(message)["summary"]
     assert summary["game"]["seq"] == 5 and summary["game"]["racks"] is None  # as it was then; racks hidden
     hub.close()
+
+
+def test_a_play_challenged_off_is_not_the_last_play() -> None:
+    """The table page's last play is the latest play still on the board: HAUS challenged off
+    leaves none (it was shown with its 10 points next to a score of 0); the next play is it."""
+    import random
+
+    from engine import Game, Placement, SetLexicon, get_profile
+    from scoreboard.hub.game import last_standing_play
+
+    game = Game(get_profile("de"), ["Anna", "Ben"], rng=random.Random(1))
+    game.draw(0, "HAUSTEN")
+    game.draw(1, "ABENDRO")
+    game.play(0, Placement.from_gcg("8E", "HAUS", game.board, game.tile_set))
+    game.challenge(1, SetLexicon([]))  # HAUS is not in this lexicon: taken back
+    assert last_standing_play(game.events) is None
+    game.play(1, Placement.from_gcg("8E", "ABEND", game.board, game.tile_set))
+    stood = last_standing_play(game.events)
+    assert stood is not None and stood.word == "ABEND"

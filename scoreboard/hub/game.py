@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine.errors import ScoreboardError
-from engine.events import PlayMade
+from engine.events import Event, PlayMade, PlayWithdrawn
 from engine.game import Game
 from scoreboard.broadcast.messages import RESULT_KIND, START_KIND, RecordMessage
 from scoreboard.controller.records import Committed
@@ -200,7 +201,7 @@ class HubGame:
     def _view(self) -> dict[str, Any]:
         game = self.engine
         assert game is not None
-        last = next((e for e in reversed(game.events) if isinstance(e, PlayMade)), None)
+        last = last_standing_play(game.events)
         unseen = Counter(game.tile_set.counts) - Counter(
             ("?" if tile.blank else tile.letter) for _, tile in game.board.tiles()
         )
@@ -253,3 +254,17 @@ def _tally(game: Game) -> dict[str, Any]:
         "rows": [{"name": r.name, "final": r.final, "rack_adjustment": r.rack_adjustment} for r in tally.rows],
         "winners": list(tally.winners),
     }
+
+
+def last_standing_play(events: Sequence[Event]) -> PlayMade | None:
+    """The latest play still on the board: a play challenged off (``PlayWithdrawn`` after it)
+    is not the last play."""
+    withdrawn = 0
+    for event in reversed(events):
+        if isinstance(event, PlayWithdrawn):
+            withdrawn += 1
+        elif isinstance(event, PlayMade):
+            if not withdrawn:
+                return event
+            withdrawn -= 1
+    return None
