@@ -44,7 +44,6 @@ import logging
 import os
 import selectors
 import socket
-import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -56,6 +55,7 @@ from PIL import Image
 
 from drivers.buttons.logic import ButtonId, Role
 from engine.errors import ScoreboardError
+from scoreboard.private_socket import listen_private, remove_if_ours
 
 __all__ = [
     "MAX_BACKLOG", "MAX_CLIENTS", "MAX_HOLD_S", "MAX_REQUEST", "ChannelClient", "ChannelError", "ChannelPathError",
@@ -240,32 +240,8 @@ class TableChannel:
 
     def open(self) -> None:
         """Listen on :attr:`path` and start serving."""
-        try:
-            mode = self.path.lstat().st_mode
-        except FileNotFoundError:
-            pass
-        except OSError as e:
-            raise ChannelPathError(f"cannot use {self.path} for the control socket: {e.strerror}") from None
-        else:
-            if not stat.S_ISSOCK(mode):
-                raise ChannelPathError(f"{self.path} exists and is not a socket: not replacing it")
-            self.path.unlink()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            try:
-                os.fchmod(sock.fileno(), 0o600)  # Linux: the socket file is made with this mode
-            except OSError:
-                pass
-            sock.bind(str(self.path))
-            os.chmod(self.path, 0o600)
-            sock.listen(8)
-        except OSError as e:
-            sock.close()
-            raise ChannelPathError(f"cannot listen on {self.path}: {e.strerror or e}") from None
-        sock.setblocking(False)
-        self._listener = sock
-        self._inode = self.path.lstat().st_ino
-        self._selector.register(sock, selectors.EVENT_READ, None)
+        self._listener, self._inode = listen_private(self.path, ChannelPathError)
+        self._selector.register(self._listener, selectors.EVENT_READ, None)
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
         self._thread = threading.Thread(target=self._serve, name="table-channel", daemon=True)
         self._thread.start()
@@ -285,12 +261,7 @@ class TableChannel:
         if self._listener is not None:
             self._listener.close()
             self._listener = None
-            try:
-                st = self.path.lstat()
-                if stat.S_ISSOCK(st.st_mode) and st.st_ino == self._inode:
-                    self.path.unlink()
-            except OSError:
-                pass
+            remove_if_ours(self.path, self._inode)
         self._selector.close()
         for fd in (self._wake_r, self._wake_w):
             try:

@@ -57,16 +57,25 @@ import json
 import os
 import select
 import socket
-import stat
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import ScoreboardError
+from scoreboard.private_socket import listen_private, remove_if_ours
 from scoreboard.sim.board import SimulatedBoard
 from scoreboard.sim.commands import (
-    USAGE, Command, CommandError, Geometry, Problem, check_arity, command_from_words, number_text, seconds, shown,
+    USAGE,
+    Command,
+    CommandError,
+    Geometry,
+    Problem,
+    check_arity,
+    command_from_words,
+    number_text,
+    seconds,
+    shown,
     words_of,
 )
 
@@ -212,28 +221,7 @@ class ControlServer:
 
     def open(self) -> None:
         """Listen on :attr:`path` (a stale socket file there is removed first)."""
-        try:
-            mode = self.path.lstat().st_mode
-        except FileNotFoundError:
-            pass
-        except OSError as e:
-            raise ControlPathError(f"cannot use {self.path} for the control socket: {e.strerror}") from None
-        else:
-            if not stat.S_ISSOCK(mode):
-                raise ControlPathError(f"{self.path} exists and is not a socket: not replacing it")
-            self.path.unlink()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            _owner_only(sock)
-            sock.bind(str(self.path))
-            os.chmod(self.path, 0o600)
-            sock.listen(8)
-        except OSError as e:
-            sock.close()
-            raise ControlPathError(f"cannot listen on {self.path}: {e.strerror or e}") from None
-        sock.setblocking(False)
-        self.listener = sock
-        self._inode = self.path.lstat().st_ino
+        self.listener, self._inode = listen_private(self.path, ControlPathError)
 
     def close(self) -> None:
         """Stop listening, hang up on the clients and remove the socket file."""
@@ -242,12 +230,7 @@ class ControlServer:
         if self.listener is not None:
             self.listener.close()
             self.listener = None
-            try:
-                st = self.path.lstat()
-                if stat.S_ISSOCK(st.st_mode) and st.st_ino == self._inode:  # not a newer simulator's
-                    self.path.unlink()
-            except OSError:
-                pass
+            remove_if_ours(self.path, self._inode)  # (not a newer simulator's)
 
     def __enter__(self) -> ControlServer:
         self.open()
@@ -339,12 +322,3 @@ class ControlServer:
             client.sock.sendall(answer.encode("utf-8") + b"\n")
         except OSError:  # gone, or not reading for 10 s
             self._drop(client)
-
-
-def _owner_only(sock: socket.socket) -> None:
-    """The socket file ``sock`` is bound to is made 0600 from the start, where the system allows
-    (Linux takes the mode of the socket's inode): nobody else connects before the chmod."""
-    try:
-        os.fchmod(sock.fileno(), 0o600)
-    except OSError:
-        pass
