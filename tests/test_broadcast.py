@@ -199,7 +199,7 @@ def test_a_restarted_board_publishes_from_its_cursor_and_the_hub_drops_doubles(t
     table.opening()
     wait_for(lambda: first.idle(), why="the opening taken by the broker")
     with sqlite3.connect(tmp_path / "t1" / "journal.db") as db:
-        cursor = db.execute("SELECT game_id, seq FROM broadcast").fetchall()
+        cursor = db.execute("SELECT game_id, seq FROM broadcast_cursor WHERE event = ?", (EVENT,)).fetchall()
     assert cursor == [(1, table.journal.latest().entries)]  # type: ignore[union-attr]
     cut.down()
     table.passes(4)  # the game ends while the board cannot publish ...
@@ -245,7 +245,7 @@ def test_a_board_publishing_to_another_boards_topics_is_refused_and_keeps_its_re
         time.sleep(0.3)
         assert "t2" not in hub.hub.tables or not hub.hub.tables["t2"].games
         with sqlite3.connect(tmp_path / "x" / "journal.db") as db:
-            assert db.execute("SELECT COUNT(*) FROM broadcast WHERE game_id = 1").fetchone() == (0,)  # nothing lost
+            assert db.execute("SELECT COUNT(*) FROM broadcast_cursor WHERE game_id = 1").fetchone() == (0,)  # nothing lost
     finally:
         table.close()
         hub.stop()

@@ -23,7 +23,7 @@ from scoreboard.broadcast.messages import (
     encode,
 )
 from scoreboard.cli import main
-from scoreboard.hub.core import GAP_WAIT_S, Hub
+from scoreboard.hub.core import GAP_WAIT_S, Hub, Resend
 from scoreboard.hub.setup import HUB_USER, Setup, SetupError, acl_text, password_hash, table_names, write_setup
 
 TOPICS = Topics("scoreboard", "open")
@@ -37,7 +37,7 @@ def played(folder: Path) -> tuple[list[RecordMessage], str]:
     table.passes(4)
     gcg = table.gcg()
     table.close()
-    log = PublishLog(folder / "journal.db")
+    log = PublishLog(folder / "journal.db", "open")
     items = log.pending({}, 10_000)
     log.close()
     return [i.message for i in items], gcg
@@ -59,7 +59,7 @@ def test_records_out_of_order_wait_for_the_gap_and_doubles_are_dropped(
     g = hub.tables["t1"].games[1]
     assert g.applied == 0 and g.gap_since == 2.0
     assert hub.resends(2.0 + GAP_WAIT_S - 0.1) == []
-    assert hub.resends(2.0 + GAP_WAIT_S) == [("t1", 1, 1)]  # asked for from seq 1
+    assert hub.resends(2.0 + GAP_WAIT_S) == [Resend("t1", first.journal, 1, 1)]  # asked for from seq 1
     assert hub.resends(2.0 + GAP_WAIT_S + 1) == []  # (not again at once)
     hub.receive(REC, encode(first), 3.0)
     assert g.applied == 2 and g.gap_since is None
@@ -81,10 +81,10 @@ def test_the_engine_flags_a_record_it_refuses_and_scores_that_differ(
     for r in records[:4]:
         hub.receive(REC, encode(r), 1.0)
     g = hub.tables["t1"].games[1]
-    state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0)
+    state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0, records[0].journal)
     hub.receive("scoreboard/open/t1/state", encode(state), 1.5)
     assert any("the board says [999, 0]" in f.what for f in g.flags)
-    forged = RecordMessage(1, g.applied + 1, "command", {"type": "pass", "player": 7}, 0.0)
+    forged = RecordMessage(1, g.applied + 1, "command", {"type": "pass", "player": 7}, 0.0, journal=g.journal)
     hub.receive(REC, encode(forged), 2.0)
     assert any(f.seq == forged.seq and "refuses" in f.what for f in g.flags)
     assert hub.summary("t1", 3.0)["game"]["flags"]  # shown on the pages
@@ -157,7 +157,7 @@ def test_the_cursor_orders_games_entries_and_results_and_starts_at_the_current_g
     table.opening()
     table.passes(4)
     table.close()
-    log = PublishLog(tmp_path / "journal.db")
+    log = PublishLog(tmp_path / "journal.db", "open")
     items = log.pending({}, 1000)
     kinds = [i.message.kind for i in items]
     assert kinds[0] == "$start" and kinds[-1] == "$result" and "command" in kinds
@@ -226,7 +226,7 @@ def test_records_without_their_games_start_ask_for_it(tmp_path: Path, game: tupl
     hub = Hub(TOPICS, tmp_path)
     for r in records[1:]:
         hub.receive(REC, encode(r), 1.0)  # the start was lost
-    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 1, 0)]  # asked for from the start
+    assert hub.resends(1.0 + GAP_WAIT_S) == [Resend("t1", records[0].journal, 1, 0)]  # asked for from the start
     hub.receive(REC, encode(records[0]), 5.0)
     assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games[1].gap_since is None
     hub.close()
@@ -236,7 +236,7 @@ def test_a_state_naming_a_game_the_hub_has_nothing_of_asks_for_all_of_it(tmp_pat
     hub = Hub(TOPICS, tmp_path)  # a hub started after the board's game (its retained state arrives)
     hub.receive("scoreboard/open/t1/state", encode(StateMessage(4, 17, {"scores": [10, 0]}, 0.0)), 1.0)
     assert hub.resends(1.0) == []
-    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 4, 0)]
+    assert hub.resends(1.0 + GAP_WAIT_S) == [Resend("t1", None, 4, 0)]
     assert hub.resends(2.0 + GAP_WAIT_S) == []  # (not again at once)
     hub.close()
 

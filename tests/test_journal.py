@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import resource
 import signal
 import sqlite3
@@ -94,7 +95,9 @@ def test_open_creates_a_wal_journal_with_full_sync_and_the_schema_version(tmp_pa
             assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
             assert other.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
             tables = {r[0] for r in other.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            assert tables == {"games", "entries", "broadcast"}  # broadcast: the publish cursor (schema 3)
+            # the publish cursor per event and the journal's identity (schema 4)
+            assert tables == {"games", "entries", "identity", "broadcast_events", "broadcast_cursor"}
+            assert re.fullmatch(r"[0-9a-f]{32}", journal.identity())
 
 
 def test_games_and_entries_round_trip_and_survive_a_reopen(tmp_path: Path) -> None:
