@@ -203,9 +203,7 @@ class Hub:
             feed = self._table(table)
             view = dict(state.view, game=state.game, seq=state.seq, journal=state.journal)
             feed.states.append((now, view))
-            feed.listed = state.games
-            for number in sorted({g.game for g in state.games} | ({state.game} if state.game is not None else set())):
-                self._game(feed, (state.journal, number))  # (numbered in the board's order, new ones asked for)
+            feed.listed = state.games  # (a game gets its number with its first record: a stale state makes none)
             named = feed.find((state.journal, state.game)) if state.game is not None else None
             if named is not None:
                 named.check_scores(state.seq, state.view.get("scores"))
