@@ -27,9 +27,11 @@ import json
 import logging
 import math
 import os
+import re
 import shutil
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -50,6 +52,7 @@ log = logging.getLogger(__name__)
 
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's companions of a WAL database, moved with it
 _SQLITE_HEADER = b"SQLite format 3\x00"
+_IDENTITY = re.compile(r"[0-9a-f]{32}")
 
 
 # --- errors -------------------------------------------------------------------------------
@@ -328,9 +331,39 @@ def _schema_v3(conn: sqlite3.Connection) -> None:
     )
 
 
+def _schema_v4(conn: sqlite3.Connection) -> None:
+    """The journal's identity, and the publish cursor per event (``scoreboard.broadcast.cursor``).
+
+    ``identity`` holds one random id, made with the journal (or at this migration): the hub
+    tells journals apart by it (a spare board at a table, a journal set aside, each numbers
+    its games from 1). The cursor of schema 3 knew no event: its marks are kept as those of
+    the event ``''`` (no configured event has that name), taken as published."""
+    conn.execute("CREATE TABLE identity (id TEXT NOT NULL)")  # one row: 32 hex digits
+    conn.execute("INSERT INTO identity (id) VALUES (?)", (uuid.uuid4().hex,))
+    conn.execute(
+        "CREATE TABLE broadcast_events ("  # the events this journal has published to
+        " event TEXT PRIMARY KEY,"
+        " started INTEGER NOT NULL) WITHOUT ROWID"  # when publishing to it last started, in order (1, 2, ...)
+    )
+    conn.execute(
+        "CREATE TABLE broadcast_cursor ("  # per event and game, what the broker has taken
+        " event TEXT NOT NULL,"
+        " game_id INTEGER NOT NULL REFERENCES games(id),"
+        " seq INTEGER NOT NULL,"  # the last entry the broker acknowledged (0: the game's start)
+        " finished TEXT,"  # the game's finished time whose result it acknowledged
+        " taken INTEGER NOT NULL,"  # 1: finished before the event's start, taken as published (never sent)
+        " PRIMARY KEY (event, game_id)) WITHOUT ROWID"
+    )
+    conn.execute(
+        "INSERT INTO broadcast_cursor (event, game_id, seq, finished, taken) SELECT '', game_id, seq, finished, 1"
+        " FROM broadcast"
+    )
+    conn.execute("DROP TABLE broadcast")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
-MIGRATIONS: tuple[Migration, ...] = (_schema_v1, _schema_v2, _schema_v3)
+MIGRATIONS: tuple[Migration, ...] = (_schema_v1, _schema_v2, _schema_v3, _schema_v4)
 """``MIGRATIONS[i]`` turns schema version ``i`` into ``i + 1``; add a function for a new version."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -809,7 +842,7 @@ class Journal:
                 if rows[game_id] is None or game_id == latest:
                     raise ArchiveRefusedError(game_id, "unfinished" if rows[game_id] is None else "the latest game")
             conn.execute(f"DELETE FROM entries WHERE game_id IN ({marks})", ids)
-            conn.execute(f"DELETE FROM broadcast WHERE game_id IN ({marks})", ids)  # their publish cursor
+            conn.execute(f"DELETE FROM broadcast_cursor WHERE game_id IN ({marks})", ids)  # their publish cursor
             conn.execute(f"DELETE FROM games WHERE id IN ({marks})", ids)
         with self._lock:
             try:
@@ -884,6 +917,13 @@ class Journal:
         if not rows:
             raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
         return self._game(rows[0])
+
+    def identity(self) -> str:
+        """This journal's id (32 hex digits, random, made with the journal: schema 4)."""
+        rows = self._read("SELECT id FROM identity LIMIT 1")
+        if not rows or not isinstance(rows[0][0], str):
+            raise JournalCorruptError(self.path, Damage.CORRUPT, "the journal is damaged: it has no identity")
+        return str(rows[0][0])
 
     def latest(self) -> GameInfo | None:
         """The game started last, or None."""
@@ -1074,6 +1114,10 @@ def _check(db: Path) -> None:
             raise _Unusable(Damage.FOREIGN, f"is not a game journal (it holds the tables {', '.join(names)})")
         if schema != _expected_schema(version):
             raise _Unusable(Damage.CORRUPT, "is damaged: its tables are not the journal's (the schema text differs)")
+        if version >= 4:
+            identity = conn.execute("SELECT id, typeof(id) FROM identity").fetchall()
+            if len(identity) != 1 or identity[0][1] != b"text" or not _IDENTITY.fullmatch(_text(identity[0][0])):
+                raise _Unusable(Damage.CORRUPT, "is damaged: its identity is not one id of 32 hex digits")
         checked = version >= 2  # (rows carry checksums from schema 2 on)
         games = conn.execute(
             f"SELECT id, meta, result, started, finished, {'crc' if checked else 'NULL'},"

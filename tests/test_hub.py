@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,15 +17,19 @@ from test_broadcast import Table
 from scoreboard.broadcast.cursor import Mark, PublishLog
 from scoreboard.broadcast.messages import (
     BadMessage,
+    Listed,
     RecordMessage,
+    ResendMessage,
     StateMessage,
     Topics,
     decode_record,
     decode_resend,
+    decode_state,
     encode,
 )
 from scoreboard.cli import main
-from scoreboard.hub.core import GAP_WAIT_S, Hub
+from scoreboard.journal import Journal
+from scoreboard.hub.core import GAP_WAIT_S, Hub, Resend
 from scoreboard.hub.setup import HUB_USER, Setup, SetupError, acl_text, password_hash, table_names, write_setup
 
 TOPICS = Topics("scoreboard", "open")
@@ -37,7 +43,7 @@ def played(folder: Path) -> tuple[list[RecordMessage], str]:
     table.passes(4)
     gcg = table.gcg()
     table.close()
-    log = PublishLog(folder / "journal.db")
+    log = PublishLog(folder / "journal.db", "open")
     items = log.pending({}, 10_000)
     log.close()
     return [i.message for i in items], gcg
@@ -59,7 +65,7 @@ def test_records_out_of_order_wait_for_the_gap_and_doubles_are_dropped(
     g = hub.tables["t1"].games[1]
     assert g.applied == 0 and g.gap_since == 2.0
     assert hub.resends(2.0 + GAP_WAIT_S - 0.1) == []
-    assert hub.resends(2.0 + GAP_WAIT_S) == [("t1", 1, 1)]  # asked for from seq 1
+    assert hub.resends(2.0 + GAP_WAIT_S) == [Resend("t1", first.journal, 1, 1)]  # asked for from seq 1
     assert hub.resends(2.0 + GAP_WAIT_S + 1) == []  # (not again at once)
     hub.receive(REC, encode(first), 3.0)
     assert g.applied == 2 and g.gap_since is None
@@ -81,10 +87,10 @@ def test_the_engine_flags_a_record_it_refuses_and_scores_that_differ(
     for r in records[:4]:
         hub.receive(REC, encode(r), 1.0)
     g = hub.tables["t1"].games[1]
-    state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0)
+    state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0, records[0].journal)
     hub.receive("scoreboard/open/t1/state", encode(state), 1.5)
     assert any("the board says [999, 0]" in f.what for f in g.flags)
-    forged = RecordMessage(1, g.applied + 1, "command", {"type": "pass", "player": 7}, 0.0)
+    forged = RecordMessage(1, g.applied + 1, "command", {"type": "pass", "player": 7}, 0.0, journal=g.journal)
     hub.receive(REC, encode(forged), 2.0)
     assert any(f.seq == forged.seq and "refuses" in f.what for f in g.flags)
     assert hub.summary("t1", 3.0)["game"]["flags"]  # shown on the pages
@@ -157,7 +163,7 @@ def test_the_cursor_orders_games_entries_and_results_and_starts_at_the_current_g
     table.opening()
     table.passes(4)
     table.close()
-    log = PublishLog(tmp_path / "journal.db")
+    log = PublishLog(tmp_path / "journal.db", "open")
     items = log.pending({}, 1000)
     kinds = [i.message.kind for i in items]
     assert kinds[0] == "$start" and kinds[-1] == "$result" and "command" in kinds
@@ -226,7 +232,7 @@ def test_records_without_their_games_start_ask_for_it(tmp_path: Path, game: tupl
     hub = Hub(TOPICS, tmp_path)
     for r in records[1:]:
         hub.receive(REC, encode(r), 1.0)  # the start was lost
-    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 1, 0)]  # asked for from the start
+    assert hub.resends(1.0 + GAP_WAIT_S) == [Resend("t1", records[0].journal, 1, 0)]  # asked for from the start
     hub.receive(REC, encode(records[0]), 5.0)
     assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games[1].gap_since is None
     hub.close()
@@ -236,7 +242,7 @@ def test_a_state_naming_a_game_the_hub_has_nothing_of_asks_for_all_of_it(tmp_pat
     hub = Hub(TOPICS, tmp_path)  # a hub started after the board's game (its retained state arrives)
     hub.receive("scoreboard/open/t1/state", encode(StateMessage(4, 17, {"scores": [10, 0]}, 0.0)), 1.0)
     assert hub.resends(1.0) == []
-    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 4, 0)]
+    assert hub.resends(1.0 + GAP_WAIT_S) == [Resend("t1", None, 4, 0)]
     assert hub.resends(2.0 + GAP_WAIT_S) == []  # (not again at once)
     hub.close()
 
@@ -303,3 +309,192 @@ def test_a_play_challenged_off_is_not_the_last_play() -> None:
     game.play(1, Placement.from_gcg("8E", "ABEND", game.board, game.tile_set))
     stood = last_standing_play(game.events)
     assert stood is not None and stood.word == "ABEND"
+
+
+# --- the cursor per event (games played with publishing off, or for another event) ---------
+
+META = {"rules": "de", "players": ["A", "B"], "first": 0}
+
+
+def _game(journal: Journal, entries: int, finished: bool) -> int:
+    game = journal.start_game(META, [("k", {"n": n}, float(n)) for n in range(entries)])
+    if finished:
+        journal.finish(game, {"termination": "out", "rows": [], "winners": [0]})
+    return game
+
+
+def _pending(db: Path, event: str) -> list[tuple[int, int | None]]:
+    log = PublishLog(db, event)
+    try:
+        log.start_here()
+        return [(i.message.game, i.message.seq) for i in log.pending(log.marks(), 1000)]
+    finally:
+        log.close()
+
+
+def test_a_new_event_takes_the_games_finished_before_and_the_same_event_loses_nothing(tmp_path: Path) -> None:
+    """Event A with publishing on (game 1 not wholly taken by the broker), home games with
+    publishing off (2, 3), game 4 in progress when the board is set up for event B: B gets
+    game 4 from its start and nothing of the others; off and on again within B, the games
+    finished meanwhile are published; back to A, A's own leftovers only."""
+    with Journal.open(tmp_path) as journal:
+        db = journal.path
+        first = _game(journal, 3, finished=False)
+        log = PublishLog(db, "A")
+        log.start_here()
+        assert [(i.message.game, i.message.seq) for i in log.pending(log.marks(), 100)] == [(1, 0), (1, 1), (1, 2), (1, 3)]
+        log.save({first: Mark(2)})  # the broker took up to seq 2; then publishing is off
+        log.close()
+        journal.finish(first, {"termination": "out", "rows": [], "winners": [0]})
+        _game(journal, 2, finished=True)
+        _game(journal, 2, finished=True)
+        _game(journal, 2, finished=False)
+        assert _pending(db, "B") == [(4, 0), (4, 1), (4, 2)]  # (before: games 1, 2 and 3 too)
+        log = PublishLog(db, "B")
+        assert log.taken() == {1, 2, 3}
+        log.save({4: Mark(2)})
+        log.close()
+        journal.finish(4, {"termination": "out", "rows": [], "winners": [0]})
+        _game(journal, 1, finished=True)  # played in B with publishing off a while: still B's
+        assert _pending(db, "B") == [(4, None), (5, 0), (5, 1), (5, None)]
+        assert _pending(db, "A") == [(1, 3), (1, None)]  # back to A: its own leftover, not B's games
+    assert _pending(db, "A") == [(1, 3), (1, None)]  # (A is the latest event now: as it was)
+
+
+def test_a_legacy_cursor_of_no_event_leaks_nothing_into_the_first_event(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        db = journal.path
+        _game(journal, 2, finished=True)
+        _game(journal, 2, finished=True)
+        _game(journal, 1, finished=False)
+    with sqlite3.connect(db) as conn:  # what the migration made of a schema-3 cursor
+        conn.execute("INSERT INTO broadcast_cursor VALUES ('', 1, 2, NULL, 1)")
+    conn.close()
+    assert _pending(db, "open") == [(3, 0), (3, 1)]
+
+
+# --- journals told apart ------------------------------------------------------------------
+
+J1, J2 = "1" * 32, "2" * 32
+
+
+def test_games_of_two_journals_at_one_table_are_kept_apart_and_keep_their_numbers(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """A board's game 1 and a spare's game 1 at the same table (and a board that sends no
+    identity): three games, numbered as the hub first heard of them, the numbers kept when
+    the hub restarts; each GCG is its own journal's."""
+    records, gcg = game
+    short = records[:8]  # the spare's game 1: the same opening, cut short
+    alone = Hub(TOPICS, tmp_path / "alone")
+    for r in short:
+        alone.receive(REC, encode(r), 1.0)
+    short_gcg = alone.tables["t1"].games[1].gcg(7, racks=False)
+    alone.close()
+    hub = Hub(TOPICS, tmp_path / "hub")
+    for r in records:
+        hub.receive(REC, encode(replace(r, journal=J1)), 1.0)
+    for r in short:
+        assert hub.receive(REC, encode(replace(r, journal=J2)), 2.0) == "t1"  # (no double: another journal's)
+    for r in short[:3]:
+        hub.receive(REC, encode(replace(r, journal=None)), 3.0)  # (an old board: the anonymous journal)
+    feed = hub.tables["t1"]
+    assert [(n, g.journal, g.game) for n, g in feed.games.items()] == [(1, J1, 1), (2, J2, 1), (3, None, 1)]
+    assert hub.gcg("t1-1", 10.0) == gcg and hub.tables["t1"].games[2].gcg(7, racks=False) == short_gcg
+    assert [g["key"] for g in hub.games(10.0)] == ["t1-1", "t1-2", "t1-3"]
+    hub.close()
+    again = Hub(TOPICS, tmp_path / "hub")  # restarted: the numbers come back from the files
+    assert [(n, g.journal, g.game) for n, g in again.tables["t1"].games.items()] == [(1, J1, 1), (2, J2, 1), (3, None, 1)]
+    again.receive(REC, encode(replace(records[8], journal=J2)), 11.0)
+    assert again.tables["t1"].games[2].applied == 8 and again.gcg("t1-1", 20.0) == gcg
+    again.receive(REC, encode(replace(records[0], journal=J2, game=2)), 12.0)  # the spare's next game
+    assert again.tables["t1"].games[4].origin == (J2, 2)
+    again.close()
+
+
+def test_a_hub_folder_of_before_identities_keeps_its_games_as_the_anonymous_journals(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    for r in records:
+        hub.receive(REC, encode(replace(r, journal=None, game=5)), 1.0)
+    hub.close()
+    path = tmp_path / "open" / "t1" / "game-1.sqlite"
+    with sqlite3.connect(path) as conn:  # (a file of before: no origin, named by the board's game)
+        conn.execute("DELETE FROM game WHERE key = 'origin'")
+    conn.close()
+    path.rename(path.with_name("game-5.sqlite"))
+    again = Hub(TOPICS, tmp_path)
+    assert again.gcg("t1-5", 10.0) == gcg and again.tables["t1"].games[5].origin == (None, 5)
+    assert again.receive(REC, encode(replace(records[3], journal=None, game=5)), 11.0) is None  # a double
+    again.close()
+
+
+# --- a game's lost tail, asked for from the state's list -------------------------------------
+
+
+def test_a_state_listing_games_asks_for_what_the_hub_lacks_of_each_its_result_too(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    records, gcg = game
+    *body, result = [replace(r, journal=J1) for r in records]
+    last = body[-1].seq
+    assert result.kind == "$result" and last is not None
+    hub = Hub(TOPICS, tmp_path)
+    for r in body[:-2]:
+        hub.receive(REC, encode(r), 1.0)  # the broker lost the last two records and the result
+    state = "scoreboard/open/t1/state"
+    hub.receive(state, encode(StateMessage(2, 3, {}, 0.0, J1, (Listed(2, 3, False), Listed(1, last, True)))), 2.0)
+    assert hub.resends(2.0) == []  # (the hub waits: they may be on their way)
+    later = 2.0 + GAP_WAIT_S
+    assert hub.resends(later) == [Resend("t1", J1, 1, last - 1), Resend("t1", J1, 2, 0)]  # (before: game 2 alone)
+    hub.receive(REC, encode(body[-2]), 3.0)
+    hub.receive(REC, encode(body[-1]), 3.0)
+    hub.receive(state, encode(StateMessage(2, 3, {}, 0.0, J1, (Listed(2, 3, False), Listed(1, last, True)))), 4.0)
+    assert hub.resends(later + 10) == [Resend("t1", J1, 1, last + 1), Resend("t1", J1, 2, 0)]  # the result alone
+    hub.receive(REC, encode(result), 5.0)
+    for r in records[:4]:
+        hub.receive(REC, encode(replace(r, journal=J1, game=2)), 5.0)
+    assert hub.resends(later + 20) == [] and hub.gcg("t1-1", 10.0) == gcg
+    other = StateMessage(1, 0, {}, 0.0, J2, (Listed(1, 0, False),))  # another journal's state: its own games
+    hub.receive(state, encode(other), 6.0)
+    assert hub.resends(later + 30) == []
+    assert hub.resends(later + 30 + GAP_WAIT_S) == [Resend("t1", J2, 1, 0)]
+    hub.close()
+
+
+def test_the_journal_and_the_list_of_games_round_trip_and_old_messages_still_decode() -> None:
+    state = StateMessage(2, 3, {"x": 1}, 5.0, J1, (Listed(2, 3, False), Listed(1, 40, True)))
+    assert decode_state("s", encode(state)) == state
+    assert json.loads(encode(state))["games"] == [[2, 3, False], [1, 40, True]]
+    record = RecordMessage(3, 12, "command", {}, 1.0, None, J1)
+    assert decode_record(REC, encode(record)) == record
+    assert decode_resend("r", encode(ResendMessage(3, 4, J1))) == ResendMessage(3, 4, J1)
+    old = decode_state("s", b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0}')
+    assert (old.journal, old.games) == (None, ())
+    assert decode_resend("r", b'{"v": 1, "game": 3, "from": 4}').journal is None
+
+
+@pytest.mark.parametrize(
+    "payload, reason",
+    [
+        (b'{"v": 1, "journal": "ABC", "game": 2, "seq": 3, "view": {}, "sent": 0}', "journal 'ABC'"),
+        (b'{"v": 1, "journal": 7, "game": 2, "seq": 3, "view": {}, "sent": 0}', "journal 7"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": [[1, 2]]}', "games is not"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": [[0, 2, true]]}', "games is not"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": [[1, 2, 1]]}', "games is not"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": {"1": 2}}', "games is not"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": ' + json.dumps([[1, 1, True]] * 65).encode() + b"}",
+         "games is not"),
+    ],
+)
+def test_a_bad_journal_or_list_of_games_is_refused(payload: bytes, reason: str) -> None:
+    with pytest.raises(BadMessage) as refused:
+        decode_state("s", payload)
+    assert reason in refused.value.reason
+    with pytest.raises(BadMessage):
+        decode_record(REC, b'{"v": 1, "journal": "' + b"g" * 32 + b'", "game": 1, "seq": 1, "kind": "command",'
+                      b' "payload": {}, "at": 0}')
+    with pytest.raises(BadMessage):
+        decode_resend("r", b'{"v": 1, "journal": "", "game": 1, "from": 1}')

@@ -7,6 +7,10 @@ A record after a gap waits, stored, for the missing ones (:attr:`HubGame.gap_sin
 asks the board for them again). After each step a :class:`Snap` of the game (what the pages
 show, the racks apart) is kept with the time it arrived, so the pages can show the game as
 it was the broadcast delay ago (:meth:`HubGame.at`).
+
+A game is the board's game ``game`` of the journal ``journal`` (its identity; None: a board
+that sends none); the hub numbers a table's games in the order it first hears of them
+(:attr:`HubGame.number`, the ``N`` of ``TABLE-N``), and its file keeps where it came from.
 """
 
 from __future__ import annotations
@@ -52,11 +56,14 @@ class Snap:
 
 @dataclass
 class HubGame:
-    """Game ``game`` of ``table``, kept in ``store``."""
+    """Game ``game`` of the journal ``journal`` at ``table``, the table's game ``number`` at the
+    hub, kept in ``store``."""
 
     table: str
     game: int
     store: GameStore
+    journal: str | None = None
+    number: int = 0
     start: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     records: dict[int, StoredRecord] = field(default_factory=dict)
@@ -70,13 +77,30 @@ class HubGame:
 
     @property
     def key(self) -> str:
-        """The game's name at the hub (``/games/KEY.gcg``)."""
-        return f"{self.table}-{self.game}"
+        """The game's name at the hub (``/games/KEY.gcg``): the table and the hub's number."""
+        return f"{self.table}-{self.number}"
+
+    @property
+    def origin(self) -> tuple[str | None, int]:
+        """Where the game comes from: the journal's identity and the board's game number."""
+        return self.journal, self.game
 
     @classmethod
-    def open(cls, folder: Path, table: str, game: int, writer: Writer | None = None) -> HubGame:
-        """The game's file in ``folder`` (made if new, through ``writer``), replayed as far as it goes."""
-        hub = cls(table, game, GameStore(folder / table / f"game-{game}.sqlite", writer))
+    def open(cls, folder: Path, table: str, number: int, writer: Writer | None = None,
+             origin: tuple[str | None, int] | None = None) -> HubGame:
+        """The table's game ``number`` in ``folder``, replayed as far as it goes; a new one (its
+        file made through ``writer``) is game ``origin`` (journal, board's game). A file
+        written before journals had identities is the board's game ``number`` of none."""
+        store = GameStore(folder / table / f"game-{number}.sqlite", writer)
+        kept = store.get("origin")
+        if isinstance(kept, dict) and isinstance(kept.get("game"), int):
+            journal = kept.get("journal")
+            origin = (journal if isinstance(journal, str) else None, kept["game"])
+        elif origin is None or store.existed:
+            origin = (None, number)
+        else:
+            store.put("origin", {"journal": origin[0], "game": origin[1]})
+        hub = cls(table, origin[1], store, origin[0], number)
         hub.start = hub.store.get("start")
         hub.result = hub.store.get("result")
         for record in hub.store.records():
@@ -208,7 +232,8 @@ class HubGame:
         return {
             "key": self.key,
             "table": self.table,
-            "game": self.game,
+            "game": self.number,
+            "origin": {"journal": self.journal, "game": self.game},
             "names": list(game.players),
             "scores": game.scores(),
             "turn": None if game.over else game.turn,
