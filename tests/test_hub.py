@@ -184,6 +184,7 @@ def test_setup_writes_users_an_acl_and_each_boards_section(tmp_path: Path, capsy
     assert (out / "boards" / "table-02.toml").stat().st_mode & 0o077 == 0
     conf = (out / "mosquitto.conf").read_text()
     assert "allow_anonymous false" in conf and f"acl_file {out.resolve() / 'acl'}" in conf
+    assert conf.index("listener 1883") < conf.index("use_username_as_clientid true")  # (a listener's setting)
     acl = (out / "acl").read_text()
     assert "user table-03\ntopic write scoreboard/open/table-03/records" in acl
     assert main(["hub", "setup", "--event", "open", "--count", "3", "--out", str(out)]) == 2  # kept: --force

@@ -70,8 +70,10 @@ class TlsSetupError(ScoreboardError, ValueError):
 def connect_client(client_id: str, username: str, password: str, tls_ca: str, key: str = "broadcast.tls_ca") -> mqtt.Client:
     """A paho client (MQTT 5, callbacks of API version 2) with the credentials and TLS (the
     keep-alive is given to ``connect``); :class:`TlsSetupError` naming ``key`` when the CA file
-    ``tls_ca`` cannot be read or is no certificate."""
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    ``tls_ca`` cannot be read or is no certificate. With a ``username`` the client's id is
+    that name, as the venue's broker makes it anyway (``use_username_as_clientid``: no client
+    can take over another's session); ``client_id`` serves a broker without users."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=username or client_id, protocol=mqtt.MQTTv5)
     if username:
         client.username_pw_set(username, password or None)
     if tls_ca:
