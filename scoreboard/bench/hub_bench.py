@@ -473,6 +473,7 @@ def run(sizes: tuple[int, ...] = BOARDS) -> dict[str, float]:
         for boards in sizes:
             (folder / str(boards)).mkdir()
             figures.update(one_size(boards, folder / str(boards), meta, entries, script))
+        figures.update(delay_memory(sizes))
         return figures
     finally:
         shutil.rmtree(folder, ignore_errors=True)
