@@ -252,15 +252,54 @@ def test_a_board_publishing_to_another_boards_topics_is_refused_and_keeps_its_re
         hub.stop()
 
 
+def test_a_boards_credentials_cannot_take_over_another_clients_session(tmp_path: Path, broker: Broker) -> None:
+    """The broker makes each client's id its user name (``use_username_as_clientid``): t1's
+    credentials with the hub's or t2's client id (as they were, or their user names) are
+    client t1, and neither the hub nor t2 is hung up on."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    hub = HubRig(broker, tmp_path / "hub").start()
+    board = started(publisher(broker, tmp_path / "t2", table="t2"))
+    drops: list[str] = []
+    for name, client in (("hub", hub.ingest.client), ("t2", board._client)):
+        assert client is not None
+        inner = client.on_disconnect
+
+        def dropped(*args: object, inner: object = inner, name: str = name) -> None:
+            drops.append(name)
+            inner(*args)  # type: ignore[operator]
+
+        client.on_disconnect = dropped
+    try:
+        wait_for(lambda: board.connected, why="t2 to connect")
+        for client_id in ("hub", "hub-open", "t2", "board-open-t2"):
+            intruder = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+            intruder.username_pw_set("t1", broker.passwords["t1"])
+            intruder.connect("127.0.0.1", broker.port, keepalive=5)
+            intruder.loop_start()
+            try:
+                wait_for(intruder.is_connected, why=f"the intruder as {client_id!r} to connect")
+                time.sleep(0.3)  # (a takeover hangs up on the other at once)
+            finally:
+                intruder.disconnect()
+                intruder.loop_stop()
+        assert drops == [] and hub.ingest.connected.is_set() and board.connected
+    finally:
+        board.stop(0)
+        hub.stop()
+
+
 def test_malformed_and_forged_messages_are_refused_by_the_hub_and_lose_nothing(tmp_path: Path, broker: Broker) -> None:
     hub = HubRig(broker, tmp_path / "hub").start()
     table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1")))
-    raw = connect_client("raw-t1", "t1", broker.passwords["t1"], "")
+    # (t2's credentials: t1's would be client t1 too, and the broker would hang up on the table)
+    raw = connect_client("raw-t2", "t2", broker.passwords["t2"], "")
     raw.connect("127.0.0.1", broker.port)
     raw.loop_start()
     try:
         table.opening()
-        base = f"scoreboard/{EVENT}/t1"
+        base = f"scoreboard/{EVENT}/t2"
         bad = [
             (f"{base}/records", b"\xff\xfe not utf-8"),
             (f"{base}/records", b"{not json"),

@@ -42,7 +42,8 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
      " first frame; projected onto a Pi Zero 2 W", count_bench.run),
     ("hub", "scoreboard hub with 50 and 200 boards (lightweight publishers replaying a journal at table speed and"
      " 2 real board services) on one Mosquitto: a record's journal commit on a board to the venue page in"
-     " Chromium (p50, p99 ms), the hub's CPU and peak memory, the broker's peak memory", hub_bench.run),
+     " Chromium (p50, p99 ms), the hub's CPU and peak memory, the broker's peak memory; the hub's memory"
+     " at a 900 s delay (its core on a virtual clock)", hub_bench.run),
     ("long", "RSS of scoreboard run --simulate over a 4-player game of 2 virtual hours, tiles sliding,"
      " the game clock running: at the start, the end and the peak (the GIF at exit included)", long_game_bench.run),
 ]

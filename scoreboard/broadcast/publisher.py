@@ -62,6 +62,7 @@ SAVE_EVERY_S = 0.5  # the cursor is written at most this often (and when idle)
 REFUSED_RETRY_S = 30.0  # after the broker refused a record (its ACL): try again after this long
 STATE_EVERY_S = 1.0  # the table's state is published at most this often ...
 CLOCK_EVERY_S = 10.0  # ... and when only the clocks moved, this often (the pages run the clocks between)
+AT_ONCE = ("phase", "challenge")  # a change of these is published at once (a challenge waits 0.4 s for its ruling)
 
 
 class TlsSetupError(ScoreboardError, ValueError):
@@ -76,8 +77,10 @@ class TlsSetupError(ScoreboardError, ValueError):
 def connect_client(client_id: str, username: str, password: str, tls_ca: str, key: str = "broadcast.tls_ca") -> mqtt.Client:
     """A paho client (MQTT 5, callbacks of API version 2) with the credentials and TLS (the
     keep-alive is given to ``connect``); :class:`TlsSetupError` naming ``key`` when the CA file
-    ``tls_ca`` cannot be read or is no certificate."""
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    ``tls_ca`` cannot be read or is no certificate. With a ``username`` the client's id is
+    that name, as the venue's broker makes it anyway (``use_username_as_clientid``: no client
+    can take over another's session); ``client_id`` serves a broker without users."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=username or client_id, protocol=mqtt.MQTTv5)
     if username:
         client.username_pw_set(username, password or None)
     if tls_ca:
@@ -241,7 +244,8 @@ class Publisher:
 
     def _publish_state(self) -> None:
         """The latest state, at most every :data:`STATE_EVERY_S` (:data:`CLOCK_EVERY_S` when
-        only the time moved: every tick is a new state)."""
+        only the time moved: every tick is a new state); at once when one of :data:`AT_ONCE`
+        changed, so that a challenge in progress shows and its ruling follows."""
         now = self.wall()
         with self._lock:
             if self._state_sent or self._state is None:
@@ -252,7 +256,10 @@ class Publisher:
             steady = {k: v for k, v in view.items() if k not in ("now", "clock", "window")}
             steady["seq"], steady["game"], steady["games"] = seq, game, games
             last_at, last = self._state_last
-            wait = CLOCK_EVERY_S if steady == last else STATE_EVERY_S
+            if last is not None and any(steady.get(k) != last.get(k) for k in AT_ONCE):
+                wait = 0.0
+            else:
+                wait = CLOCK_EVERY_S if steady == last else STATE_EVERY_S
             if now - last_at < wait:
                 return  # (kept: sent once the wait is over; the thread wakes at least twice a second)
             self._state_sent = True

@@ -4,9 +4,11 @@
 table changed; a message that is not what its topic carries is refused with a
 :class:`~scoreboard.broadcast.messages.BadMessage`, logged and counted, and changes nothing.
 Everything shown goes through a cutoff (the time now less the broadcast delay): the venue,
-a table, the standings, the feed and each game's GCG are the event as it was then. Racks
-are shown once the game is over at the cutoff, or with ``racks = "delayed"`` at once (the
-delay applies to them as to the rest).
+a table, the standings, the feed and each game's GCG are the event as it was then, the
+engine's flags and the count of refused messages too. Racks are shown once the game is over
+at the cutoff, or with ``racks = "delayed"`` at once (the delay applies to them as to the
+rest). Of a board's state the hub keeps what the pages show (:data:`STATE_SHOWN`: not its
+board, which the hub's own game shows, nor its racks).
 
 A table's games are told apart by the journal they come from (its identity, carried by every
 record and state; a board that sends none is the table's anonymous journal) and the board's
@@ -18,9 +20,12 @@ came from, so the numbers survive a restart of the hub.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import threading
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,13 +42,18 @@ from scoreboard.broadcast.messages import (
 from .game import HubGame
 from .store import Writer
 
-__all__ = ["Hub", "Origin", "Refusal", "Resend", "TableFeed"]
+__all__ = ["STATE_SHOWN", "Hub", "Origin", "Refusal", "Resend", "TableFeed"]
 
 log = logging.getLogger(__name__)
 
 GAP_WAIT_S = 3.0  # a record after a gap waits this long for the missing ones before they are asked for
 RESEND_EVERY_S = 5.0  # and asked for again at most this often
 REFUSALS_KEPT = 50
+STATE_SHOWN = (
+    "phase", "profile", "names", "seats", "turn", "scores", "bag", "racks", "window", "tally", "first_draw", "paused",
+    "away", "mode", "now", "clock", "challenge",
+)
+"""What of a board's state the hub keeps and shows (``racks`` there is the number of tiles on each)."""
 
 Origin = tuple[str | None, int]
 """A board's game: the journal's identity (None: a board that sends none) and its game number."""
@@ -109,13 +119,21 @@ def _lacks(game: HubGame | None, want: Listed) -> int | None:
     return None
 
 
+def _at_when(timeline: list[tuple[float, Any]], cutoff: float) -> tuple[float, Any] | None:
+    """The latest ``(when, value)`` of ``timeline`` (in order of time) by ``cutoff``."""
+    i = bisect.bisect_right(timeline, cutoff, key=lambda item: item[0])
+    return timeline[i - 1] if i else None
+
+
 def _at(timeline: list[tuple[float, Any]], cutoff: float) -> Any:
-    found = None
-    for when, value in timeline:
-        if when > cutoff:
-            break
-        found = value
-    return found
+    found = _at_when(timeline, cutoff)
+    return None if found is None else found[1]
+
+
+def _shared(before: dict[str, Any], key: str, value: Any) -> Any:
+    """``value``, or the equal value of ``before`` (held once: the states of a delay are many)."""
+    old = before.get(key)
+    return old if old is not None and old == value else value
 
 
 def _prune(timeline: list[tuple[float, Any]], cutoff: float) -> None:
@@ -128,9 +146,11 @@ def _prune(timeline: list[tuple[float, Any]], cutoff: float) -> None:
 
 
 class Hub:
-    """The event ``topics.event``, its games kept in ``folder``; ``delay`` seconds behind."""
+    """The event ``topics.event``, its games kept in ``folder``; ``delay`` seconds behind
+    (``clock``: the time the games kept are read at, for what the pages were already told)."""
 
-    def __init__(self, topics: Topics, folder: Path, *, delay: float = 0.0, racks: str = "end") -> None:
+    def __init__(self, topics: Topics, folder: Path, *, delay: float = 0.0, racks: str = "end",
+                 clock: Callable[[], float] = time.time) -> None:
         self.topics = topics
         self.folder = folder / topics.event
         self.delay = delay
@@ -139,12 +159,14 @@ class Hub:
         self.tables: dict[str, TableFeed] = {}
         self.refused: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         self.refused_count = 0
+        self._refusals: deque[float] = deque()  # when, those the pages may not count yet
+        self._refused_shown = 0  # those they may
         self.doubles = 0
         self.writer = Writer()
-        self._load()
+        self._load(self.cutoff(clock()))
 
-    def _load(self) -> None:
-        """The games kept before the hub last stopped."""
+    def _load(self, cutoff: float) -> None:
+        """The games kept before the hub last stopped (the pages were told of them up to ``cutoff``)."""
         if not self.folder.is_dir():
             return
         for table_dir in sorted(p for p in self.folder.iterdir() if p.is_dir()):
@@ -152,7 +174,9 @@ class Hub:
             for path in sorted(table_dir.glob("game-*.sqlite")):
                 number = path.stem.removeprefix("game-")
                 if number.isdigit():
-                    feed.add(HubGame.open(self.folder, table_dir.name, int(number), self.writer))
+                    game = HubGame.open(self.folder, table_dir.name, int(number), self.writer)
+                    game.pushed = game.shown_seq(cutoff) or 0
+                    feed.add(game)
 
     def _game(self, feed: TableFeed, origin: Origin) -> HubGame:
         """The table's game ``origin``; a new one gets the table's next number."""
@@ -201,12 +225,14 @@ class Hub:
         if what == "state":
             state = decode_state(topic, payload)
             feed = self._table(table)
-            view = dict(state.view, game=state.game, seq=state.seq, journal=state.journal)
+            before = feed.states[-1][1] if feed.states else {}
+            view = {key: _shared(before, key, state.view[key]) for key in STATE_SHOWN if key in state.view}
+            view.update(game=state.game, seq=state.seq, journal=state.journal)
             feed.states.append((now, view))
             feed.listed = state.games  # (a game gets its number with its first record: a stale state makes none)
             named = feed.find((state.journal, state.game)) if state.game is not None else None
             if named is not None:
-                named.check_scores(state.seq, state.view.get("scores"))
+                named.check_scores(state.seq, state.view.get("scores"), now)
             return table
         if what == "status":
             status = decode_status(topic, payload)
@@ -219,6 +245,7 @@ class Hub:
     def _refuse(self, topic: str, payload: bytes, now: float, reason: str) -> None:
         with self.lock:
             self.refused_count += 1
+            self._refusals.append(now)
             self.refused.append(Refusal(now, topic, reason))
         log.warning("refused a message on %s: %s: %r", topic, reason, payload[:120])
 
@@ -258,21 +285,29 @@ class Hub:
                         out.append(Resend(feed.name, origin[0], origin[1], start))
         return out
 
-    def taken(self, table: str) -> list[tuple[int, float | None]]:
-        """The records applied on ``table`` since the last call ``(seq, committed)`` (for the pages' timing)."""
+    def taken(self, table: str, cutoff: float) -> list[tuple[int, float | None]]:
+        """``(seq, committed)`` of the records of ``table`` shown at ``cutoff`` that the pages
+        were not told of by an earlier call (for the pages' timing)."""
         with self.lock:
             feed = self.tables.get(table)
             if feed is None:
                 return []
             out: list[tuple[int, float | None]] = []
-            for game in feed.games.values():
-                out += game.new
-                game.new = []
+            for number in sorted(feed.games):
+                out += feed.games[number].taken(cutoff)
             return out
+
+    def refused_at(self, cutoff: float) -> int:
+        """How many messages were refused by ``cutoff``."""
+        with self.lock:
+            return self._refused_shown + sum(1 for when in self._refusals if when <= cutoff)
 
     def prune(self, now: float) -> None:
         cutoff = now - self.delay - 1.0
         with self.lock:
+            while self._refusals and self._refusals[0] <= cutoff:
+                self._refusals.popleft()
+                self._refused_shown += 1
             for feed in self.tables.values():
                 _prune(feed.states, cutoff)
                 _prune(feed.online, cutoff)
@@ -292,7 +327,7 @@ class Hub:
         with self.lock:
             feed = self.tables[name]
             online = _at(feed.online, cutoff)
-            state = _at(feed.states, cutoff)
+            state_at = _at_when(feed.states, cutoff)
             game = feed.latest(cutoff)
             snap = game.at(cutoff) if game is not None else None
             view = dict(snap.view) if snap is not None else None
@@ -300,9 +335,10 @@ class Hub:
                 assert game is not None
                 racks = view.pop("racks")
                 view["racks"] = racks if self.racks_shown(snap is not None and snap.over) else None
-                view["flags"] = [f.what for f in game.flags]
-            if state is not None:
-                state = {k: v for k, v in state.items() if k != "private"}
+                view["flags"] = game.flags_at(cutoff)
+            state = None
+            if state_at is not None:  # (age: how long before the cutoff it came, for the running clock)
+                state = dict(state_at[1], age=round(max(0.0, cutoff - state_at[0]), 3))
             return {"table": name, "online": online, "game": view, "state": state}
 
     def venue(self, cutoff: float) -> dict[str, Any]:
@@ -311,7 +347,7 @@ class Hub:
                 "event": self.topics.event,
                 "delay": self.delay,
                 "tables": [self.summary(name, cutoff) for name in sorted(self.tables)],
-                "refused": self.refused_count,
+                "refused": self.refused_at(cutoff),
             }
 
     def games(self, cutoff: float) -> list[dict[str, Any]]:
@@ -326,7 +362,7 @@ class Hub:
                     out.append({
                         "key": game.key, "table": feed.name, "game": game.number, "names": snap.view["names"],
                         "scores": snap.view["scores"], "over": snap.over, "tally": snap.view["tally"],
-                        "flags": [f.what for f in game.flags], "gcg": f"/games/{game.key}.gcg",
+                        "flags": game.flags_at(cutoff), "gcg": f"/games/{game.key}.gcg",
                     })
         return out
 
