@@ -873,24 +873,32 @@ class Journal:
                 raise
 
     _GAME_SQL = (  # JSON as bytes: text that is not UTF-8 is told as damage, with where it is
-        "SELECT g.id, g.started, CAST(g.meta AS BLOB), g.finished, CAST(g.result AS BLOB),"
-        " g.entry_count, g.crc FROM games g"
+        "SELECT g.id, CAST(g.started AS BLOB), CAST(g.meta AS BLOB), CAST(g.finished AS BLOB), CAST(g.result AS BLOB),"
+        " g.entry_count, g.crc, typeof(g.started) || typeof(g.finished) FROM games g"
     )
 
     def _game(self, row: tuple[Any, ...]) -> GameInfo:
-        game_id, started, meta, finished, result, count, crc = row
+        game_id, started, meta, finished, result, count, crc, types = row
         if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
             raise self._damaged(game_id, f"the journal is damaged: game {game_id} does not match its checksum")
-        if not isinstance(count, int) or not isinstance(started, str):
+        if not isinstance(count, int) or types not in ("texttext", "textnull"):
             raise self._damaged(game_id, f"the journal is damaged: game {game_id} holds values of the wrong type")
         return GameInfo(
             game_id,
-            started,
+            self._decode(started, game_id, "start time"),
             self._loads(meta, game_id, "meta data"),
-            finished,
+            None if finished is None else self._decode(finished, game_id, "end time"),
             None if result is None else self._loads(result, game_id, "result"),
             count,
         )
+
+    def _decode(self, data: bytes, game_id: int, what: str, entry: int | None = None) -> str:
+        """The UTF-8 text ``data`` (``what`` of game ``game_id``, or of its ``entry``)."""
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            where = f"game {game_id} {what}" if entry is None else f"game {game_id} entry {entry}"
+            raise self._damaged(game_id, f"{where} is not UTF-8 text: {data[:60]!r}", entry) from None
 
     def _loads(self, data: bytes | str, game_id: int, what: str, entry: int | None = None) -> dict[str, Any]:
         """The JSON object ``data`` (``what`` of game ``game_id``, or its ``entry``)."""
@@ -937,21 +945,23 @@ class Journal:
         and the next start checks the whole journal), never read with records missing."""
         self.game(game_id)
         rows = self._read(
-            "SELECT g.entry_count, g.entry_chain, e.seq, e.kind, CAST(e.payload AS BLOB), e.at, e.crc FROM games g"
-            " LEFT JOIN entries e ON e.game_id = g.id WHERE g.id = ? ORDER BY e.seq", (game_id,)
+            "SELECT g.entry_count, g.entry_chain, e.seq, CAST(e.kind AS BLOB), CAST(e.payload AS BLOB), e.at, e.crc,"
+            " typeof(e.kind) FROM games g LEFT JOIN entries e ON e.game_id = g.id WHERE g.id = ? ORDER BY e.seq",
+            (game_id,),
         )
         if not rows:  # (removed since: an archive between the two reads)
             raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
         count, chain = rows[0][:2]
-        entries = [row[2:] for row in rows if row[2] is not None]
+        entries = []
         found = 0
-        for seq, kind, payload, at, crc in entries:
-            computed = entry_crc(game_id, seq, kind, payload, at) if isinstance(kind, str) and isinstance(at, float) else None
+        for seq, kind, payload, at, crc, kind_type in (row[2:] for row in rows if row[2] is not None):
+            computed = entry_crc(game_id, seq, kind, payload, at) if kind_type == "text" and isinstance(at, float) else None
             if computed is None or (crc is not None and crc != computed):
                 raise self._damaged(
                     game_id, f"the journal is damaged: game {game_id} entry {seq} does not match its checksum", seq
                 )
             found = chain_crc(found, computed)
+            entries.append((seq, self._decode(kind, game_id, "kind", seq), payload, at, crc))
         if (count, chain) != (len(entries), found):
             raise self._damaged(
                 game_id,
