@@ -862,9 +862,12 @@ class Journal:
             try:
                 return self._conn.execute(sql, params).fetchall()
             except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
-                raise JournalCorruptError(self.path, Damage.CORRUPT, f"the journal is damaged: {e.object[:40]!r}") from None
+                detail = f"the journal is damaged: {e.object[:40]!r}"
+                _ask_full_check(self.path, detail)
+                raise JournalCorruptError(self.path, Damage.CORRUPT, detail) from None
             except sqlite3.DatabaseError as e:
                 if _is_corruption(e):
+                    _ask_full_check(self.path, f"the journal is damaged: {e}")
                     raise JournalCorruptError(self.path, Damage.CORRUPT, f"the journal is damaged: {e}") from e
                 if isinstance(e, sqlite3.OperationalError):
                     raise JournalReadError(
@@ -1235,12 +1238,13 @@ def _check_games(conn: sqlite3.Connection, version: int, bounded: bool, deep: bo
     games = conn.execute(
         f"SELECT id, meta, result, started, finished, {'crc' if checked else 'NULL'},"
         f" {'entry_count, entry_chain' if counted else 'NULL, NULL'},"
-        f" typeof(id) || typeof(meta) || typeof(started) {'|| typeof(entry_count) || typeof(entry_chain)' if counted else ''}"
+        " typeof(id) || typeof(meta) || typeof(started) || iif(finished IS NULL, '', typeof(finished))"
+        f" {'|| typeof(entry_count) || typeof(entry_chain)' if counted else ''}"
         f" FROM games{where} ORDER BY id", params
     ).fetchall()
-    types_expected = b"integertexttext" + (b"integerinteger" if counted else b"")
+    counts = b"integerinteger" if counted else b""
     for game_id, meta, result, started, finished, crc, _count, _chain, types in games:
-        if types != types_expected:
+        if types != b"integertexttext" + (b"" if finished is None else b"text") + counts:
             raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id!r} holds values of the wrong type")
         if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
             raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} does not match its checksum")
