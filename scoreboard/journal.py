@@ -362,6 +362,9 @@ MIGRATIONS: tuple[Migration, ...] = (_schema_v1, _schema_v2, _schema_v3, _schema
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
+COUNTED_FROM = MIGRATIONS.index(_schema_v4) + 1
+"""The first schema whose games keep their entries' count and chain."""
+
 
 # --- helpers ------------------------------------------------------------------------------
 
@@ -1228,7 +1231,7 @@ def _check_games(conn: sqlite3.Connection, version: int, bounded: bool, deep: bo
     """The games' rows (of the games a start reads when ``bounded``, else all) and the
     entries of the games a start reads (of all with ``deep``); see :func:`_check`."""
     checked = version >= 2  # (rows carry checksums from schema 2 on)
-    counted = version >= 4  # (games their entries' count and chain from schema 4 on)
+    counted = version >= COUNTED_FROM
     where, params = "", []
     if bounded:
         (latest,) = conn.execute("SELECT MAX(id) FROM games").fetchone()
@@ -1407,6 +1410,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
 
 
 __all__ = [
+    "COUNTED_FROM",
     "JOURNAL_NAME",
     "MIGRATIONS",
     "SCHEMA_VERSION",

@@ -669,17 +669,17 @@ def test_after_an_unclean_stop_every_games_count_is_checked_at_the_start(tmp_pat
         assert journal.recovery is not None and "game 1 was written with 5 entries, and 4 are found" in journal.recovery.detail
 
 
-def test_a_schema_3_journal_gets_each_games_count_and_chain(tmp_path: Path) -> None:
-    """A journal of schema 3 (before the counts): its games are counted and chained when it
+def test_a_journal_from_before_the_counts_gets_each_games_count_and_chain(tmp_path: Path) -> None:
+    """A journal of the schema before the counts (3): its games are counted and chained when it
     is brought up to date, and read whole after."""
-    from scoreboard.journal import MIGRATIONS
+    from scoreboard.journal import COUNTED_FROM, MIGRATIONS
     from scoreboard.journal_crc import entry_crc, game_crc
 
     conn = sqlite3.connect(tmp_path / JOURNAL_NAME, isolation_level=None)
     try:
-        for migration in MIGRATIONS[:3]:
+        for migration in MIGRATIONS[: COUNTED_FROM - 1]:
             migration(conn)
-        conn.execute("PRAGMA user_version = 3")
+        conn.execute(f"PRAGMA user_version = {COUNTED_FROM - 1}")
         for game_id, n in ((1, 4), (2, 0), (3, 2)):
             started, meta = "2026-05-09T14:30:15+00:00", json.dumps({**META, "g": game_id})
             conn.execute(
