@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mqtthelpers import wait_for
 from test_broadcast import Table
 
 from scoreboard.broadcast.cursor import Mark, PublishLog
@@ -333,6 +334,14 @@ def _game(journal: Journal, entries: int, finished: bool) -> int:
     return game
 
 
+def _marks(db: Path, event: str) -> dict[int, Mark]:
+    log = PublishLog(db, event)
+    try:
+        return log.marks()
+    finally:
+        log.close()
+
+
 def _pending(db: Path, event: str) -> list[tuple[int, int | None]]:
     log = PublishLog(db, event)
     try:
@@ -345,8 +354,8 @@ def _pending(db: Path, event: str) -> list[tuple[int, int | None]]:
 def test_a_new_event_takes_the_games_finished_before_and_the_same_event_loses_nothing(tmp_path: Path) -> None:
     """Event A with publishing on (game 1 not wholly taken by the broker), home games with
     publishing off (2, 3), game 4 in progress when the board is set up for event B: B gets
-    game 4 from its start and nothing of the others; off and on again within B, the games
-    finished meanwhile are published; back to A, A's own leftovers only."""
+    game 4 from its start and nothing of the others; off and on again within B, game 4's
+    result is published, not a game played meanwhile; back to A, A's own leftovers only."""
     with Journal.open(tmp_path) as journal:
         db = journal.path
         first = _game(journal, 3, finished=False)
@@ -365,10 +374,56 @@ def test_a_new_event_takes_the_games_finished_before_and_the_same_event_loses_no
         log.save({4: Mark(2)})
         log.close()
         journal.finish(4, {"termination": "out", "rows": [], "winners": [0]})
-        _game(journal, 1, finished=True)  # played in B with publishing off a while: still B's
-        assert _pending(db, "B") == [(4, None), (5, 0), (5, 1), (5, None)]
+        _game(journal, 1, finished=True)  # played with publishing off a while: not B's
+        assert _pending(db, "B") == [(4, None)]  # (before: game 5 too)
         assert _pending(db, "A") == [(1, 3), (1, None)]  # back to A: its own leftover, not B's games
     assert _pending(db, "A") == [(1, 3), (1, None)]  # (A is the latest event now: as it was)
+
+
+def test_games_played_with_publishing_off_between_two_days_of_one_event_are_not_its(tmp_path: Path) -> None:
+    """Day 1: game 1 published, game 2 started and game 3 started and finished within one poll
+    (claimed, none of it sent: the broker was out of reach); evening: games 4 and 5 with
+    publishing off, game 6 left in progress; day 2, same event: games 2, 3 and 6 are published,
+    not 4 nor 5."""
+    with Journal.open(tmp_path) as journal:
+        db = journal.path
+        first = _game(journal, 3, finished=False)
+        log = PublishLog(db, "open")
+        log.start_here()
+        journal.finish(first, {"termination": "out", "rows": [], "winners": [0]})
+        log.save({first: log.pending({}, 100)[-1].mark})
+        assert log.claim() == []
+        _game(journal, 2, finished=True)
+        _game(journal, 1, finished=True)
+        assert log.claim() == [2, 3] and log.claim() == []
+        assert set(log.marks()) == {1, 2, 3} and log.marks()[2] == Mark()
+        log.close()
+        _game(journal, 2, finished=True)
+        _game(journal, 2, finished=True)
+        _game(journal, 1, finished=False)
+        assert _pending(db, "open") == [(2, 0), (2, 1), (2, 2), (2, None), (3, 0), (3, 1), (3, None), (6, 0), (6, 1)]
+        log = PublishLog(db, "open")
+        assert log.taken() == {4, 5}
+        log.close()
+
+
+def test_a_publisher_out_of_reach_of_its_broker_claims_the_games_started_meanwhile(tmp_path: Path) -> None:
+    from scoreboard.broadcast.publisher import Publisher
+    from scoreboard.config import BroadcastConfig
+    from scoreboard.hub.broker import free_port
+
+    with Journal.open(tmp_path) as journal:
+        db = journal.path
+        p = Publisher(BroadcastConfig(enabled=True, event="open", table="t1", host="127.0.0.1", port=free_port()), db)
+        p.start()
+        try:
+            _game(journal, 2, finished=True)  # played whole while the broker is out of reach
+            p.journaled(1, range(1, 3))
+            wait_for(lambda: _marks(db, "open") == {1: Mark()}, why="game 1 claimed")
+        finally:
+            p.stop(0)
+        assert not p.connected
+    assert _pending(db, "open") == [(1, 0), (1, 1), (1, 2), (1, None)]
 
 
 def test_a_legacy_cursor_of_no_event_leaks_nothing_into_the_first_event(tmp_path: Path) -> None:

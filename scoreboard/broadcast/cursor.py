@@ -1,14 +1,16 @@
 """The publish cursor, kept in the journal: what the broker has acknowledged of each game, per event.
 
 The journal's table ``broadcast_cursor`` (schema 4) holds, per event and game, the last
-entry the broker acknowledged (0: the game's start) and the finished time of the result it
-acknowledged; ``broadcast_events`` the events this journal has published to. When publishing
-starts for an event this journal has not published to, or comes back to one after
-publishing to another, the games finished before that have nothing in the event's cursor
-are taken as published (``taken``): an event covers the games played for it, not the home
-games played with publishing off nor another event's leftovers; a game in progress then is
-published from its start. Off and on again within the same event, it goes on from the
-cursor: nothing is lost.
+entry the broker acknowledged (0: the game's start, -1: nothing yet) and the finished time of
+the result it acknowledged; ``broadcast_events`` the events this journal has published to.
+An event covers the games played while its publisher ran: the publisher claims each game of
+the journal as it sees it (:meth:`PublishLog.claim`: a row with nothing acknowledged, written
+whether or not the broker can be reached), and every time publishing starts
+(:meth:`PublishLog.start_here`) the finished games the event has no row for are taken as
+published (``taken``, never sent): the home games played with publishing off, between two
+days of one event too, and another event's leftovers. A game in progress then is claimed and
+published from its start. A Wi-Fi or broker outage with the publisher running loses nothing:
+its games were claimed, and the cursor goes on from where the broker stopped taking.
 
 :class:`PublishLog` reads what is still to be published from the journal through its own
 connection (the service's is never waited on while the network is) and writes the cursor
@@ -72,6 +74,7 @@ class PublishLog:
             raise CursorError(db, "the journal has no identity (schema 4)")
         self.journal: str = row[0]
         """The journal's identity, carried by every message."""
+        self._claimed = 0  # the last game claimed (start_here claims all there are)
 
     def close(self) -> None:
         self._conn.close()
@@ -83,37 +86,64 @@ class PublishLog:
             raise CursorError(self.path, str(e)) from None
 
     def marks(self) -> dict[int, Mark]:
-        """The event's cursor: each game's mark (games not in it: nothing published)."""
+        """The event's cursor: each game's mark (games not in it or only claimed: nothing published)."""
         rows = self._rows("SELECT game_id, seq, finished FROM broadcast_cursor WHERE event = ?", (self.event,))
         return {g: Mark(seq, finished) for g, seq, finished in rows}
 
     def taken(self) -> set[int]:
-        """The games taken as published when the event started (not the event's: never sent)."""
+        """The games taken as published when publishing started (not the event's: never sent)."""
         return {g for (g,) in self._rows("SELECT game_id FROM broadcast_cursor WHERE event = ? AND taken = 1", (self.event,))}
 
     def start_here(self) -> None:
-        """Publishing starts for the event: unless it is the event this journal published to
-        last, the games finished before that have nothing in its cursor are taken as published."""
+        """Publishing starts for the event: the finished games it has no row for are taken as
+        published, the others claimed (:meth:`claim`)."""
         try:
             self._conn.execute("BEGIN IMMEDIATE")
-            last = self._conn.execute("SELECT event, started FROM broadcast_events ORDER BY started DESC LIMIT 1").fetchone()
-            if last is None or last[0] != self.event:
-                self._conn.execute(
-                    "INSERT INTO broadcast_cursor (event, game_id, seq, finished, taken) SELECT ?, g.id,"
-                    " (SELECT COALESCE(MAX(seq), 0) FROM entries e WHERE e.game_id = g.id), g.finished, 1"
-                    " FROM games g WHERE g.finished IS NOT NULL"
-                    " AND g.id NOT IN (SELECT game_id FROM broadcast_cursor WHERE event = ?)",
-                    (self.event, self.event),
-                )
-                self._conn.execute(
-                    "INSERT INTO broadcast_events (event, started) VALUES (?, ?) ON CONFLICT (event) DO UPDATE"
-                    " SET started = excluded.started", (self.event, 1 if last is None else last[1] + 1),
-                )
+            self._conn.execute(
+                "INSERT INTO broadcast_cursor (event, game_id, seq, finished, taken) SELECT ?, g.id,"
+                " (SELECT COALESCE(MAX(seq), 0) FROM entries e WHERE e.game_id = g.id), g.finished, 1"
+                " FROM games g WHERE g.finished IS NOT NULL"
+                " AND g.id NOT IN (SELECT game_id FROM broadcast_cursor WHERE event = ?)",
+                (self.event, self.event),
+            )
+            self._conn.execute(
+                "INSERT INTO broadcast_cursor (event, game_id, seq, finished, taken) SELECT ?, g.id, -1, NULL, 0"
+                " FROM games g WHERE g.id NOT IN (SELECT game_id FROM broadcast_cursor WHERE event = ?)",
+                (self.event, self.event),
+            )
+            last = self._conn.execute("SELECT MAX(started) FROM broadcast_events").fetchone()[0]
+            self._conn.execute(
+                "INSERT INTO broadcast_events (event, started) VALUES (?, ?) ON CONFLICT (event) DO UPDATE"
+                " SET started = excluded.started", (self.event, (last or 0) + 1),
+            )
+            self._claimed = self._conn.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0]
             self._conn.execute("COMMIT")
         except sqlite3.Error as e:
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
             raise CursorError(self.path, str(e)) from None
+
+    def claim(self) -> list[int]:
+        """Claim for the event every game started since the last claim (:meth:`start_here` first):
+        it is the event's, published even if it ends before anything of it is sent; the games
+        claimed now."""
+        rows = self._rows("SELECT id FROM games WHERE id > ? ORDER BY id", (self._claimed,))
+        if not rows:
+            return []
+        games = [g for (g,) in rows]
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.executemany(
+                "INSERT INTO broadcast_cursor (event, game_id, seq, finished, taken) VALUES (?, ?, -1, NULL, 0)"
+                " ON CONFLICT (event, game_id) DO NOTHING", [(self.event, g) for g in games],
+            )
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise CursorError(self.path, str(e)) from None
+        self._claimed = games[-1]
+        return games
 
     def save(self, marks: dict[int, Mark]) -> None:
         """Write the marks of the games in ``marks`` (one transaction)."""

@@ -237,6 +237,8 @@ class Publisher:
                 time.sleep(1.0)
 
     def _step(self) -> None:
+        assert self._log is not None
+        self._log.claim()  # (the games started meanwhile are the event's, connected or not)
         if self._connected and self.wall() >= self._refused_until:
             self._publish_records()
             self._publish_state()
