@@ -371,13 +371,22 @@ def test_a_board_and_the_hub_over_tls(tmp_path: Path) -> None:
         (tmp_path / "t1").mkdir()
         table = Table(tmp_path / "t1", started(p))
         plain = started(publisher(b, tmp_path / "plain"))  # no CA: the TLS listener is not for it
+        run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other.key", "-out", "other.pem", "-days", "2",
+            "-subj", "/CN=another CA")
+        stranger = Publisher(attrs.evolve(board_config(b, "t2"), tls_ca=str(certs / "other.pem")),
+                             (tmp_path / "t2") / "journal.db")
+        (tmp_path / "t2").mkdir()
+        started(stranger)  # another venue's CA: the broker's certificate is not accepted
         try:
             table.opening()
             table.passes(4)
             expected = table.gcg()
             wait_for(lambda: hub_gcg(hub, "t1-1") == expected, why="the game over TLS")
-            assert not plain.connected
+            assert not plain.connected and not stranger.connected
+            assert "closed before the broker answered" in (plain.connect_failure or "")
+            assert "the broker's certificate is not accepted" in (stranger.connect_failure or "")
         finally:
+            stranger.stop(0)
             plain.stop(0)
             table.close()
             hub.stop()
@@ -647,3 +656,76 @@ def test_a_spare_board_at_the_same_table_is_another_journal_on_the_hub(tmp_path:
     finally:
         b.close()
         hub.stop()
+
+
+def test_a_board_that_cannot_reach_its_broker_says_why_once_and_when_it_is_back(
+    tmp_path: Path, broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nothing listening (refused), then a relay that hangs up before the broker answers and
+    later lets it through: one error per outage with host, port and reason, then "again"."""
+    import logging
+
+    from scoreboard.hub.broker import free_port
+
+    caplog.set_level(logging.INFO, logger="scoreboard.broadcast.publisher")
+    port = free_port()
+    lone = started(publisher(broker, tmp_path / "lone", port=port, flush_s=0))
+    try:
+        wait_for(lambda: lone.connect_failures >= 2, why="two attempts")
+    finally:
+        lone.stop(0)
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and f"127.0.0.1:{port}" in errors[0] and "connection refused" in errors[0], errors
+    caplog.clear()
+    cut = Cut(broker.port)
+    cut.down()
+    p = started(publisher(broker, tmp_path / "t1", port=cut.port, flush_s=0))
+    try:
+        wait_for(lambda: p.connect_failures >= 2, why="two attempts through the cut")
+        errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+        assert len(errors) == 1 and f"127.0.0.1:{cut.port}" in errors[0] and "closed before the broker answered" in errors[0]
+        cut.up()
+        wait_for(lambda: p.connected, why="the broker back")
+        assert any("connected again to the broker" in r.getMessage() for r in caplog.records)
+        for _ in range(2):  # two short Wi-Fi drops in a row: no takeover (the attempts between failed)
+            failures = p.connect_failures
+            cut.down()
+            wait_for(lambda: p.connect_failures > failures, why="an attempt in the drop")  # noqa: B023
+            cut.up()
+            wait_for(lambda: p.connected, why="the broker back")
+        assert p.takeovers == 0 and not any("another client" in r.getMessage() for r in caplog.records)
+    finally:
+        p.stop(0)
+        cut.close()
+
+
+def test_two_boards_on_one_tables_credentials_say_so_and_back_off_losing_nothing(
+    tmp_path: Path, broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A replaced board left on as t1 beside the spare: each connection takes the other's
+    over (the broker makes the user name the client id); both say why in the log and reconnect
+    ever more slowly (without: about one takeover a second); the spare's records wait in its
+    journal and go out once the old board is off."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="scoreboard.broadcast.publisher")
+    old = started(publisher(broker, tmp_path / "old", flush_s=0))
+    wait_for(lambda: old.connected, why="the old board connected")
+    before = broker.log.read_text().count("already connected")
+    spare = started(publisher(broker, tmp_path / "spare", flush_s=0))
+    try:
+        time.sleep(8)
+        takeovers = broker.log.read_text().count("already connected") - before
+        assert 3 <= takeovers <= 5, takeovers
+        said = [r.getMessage() for r in caplog.records if "another client connected as table t1" in r.getMessage()]
+        assert len(said) == 2 and old.takeovers and spare.takeovers, said
+        with Journal.open(tmp_path / "spare") as journal:
+            game = journal.start_game({"rules": "de", "players": ["A", "B"], "first": 0},
+                                      [("k", {"n": n}, float(n)) for n in range(3)])
+            journal.finish(game, {"termination": "out", "rows": [], "winners": [0]})
+        spare.journaled(game, range(1, 4))
+        old.stop(0)
+        wait_for(spare.idle, timeout=30, why="the spare's game taken once the old board is off")
+    finally:
+        old.stop(0)
+        spare.stop(0)

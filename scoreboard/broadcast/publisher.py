@@ -13,7 +13,14 @@ broker acknowledged, so a hub that lost a game's tail (a broker killed after its
 an expired session) learns it even once the board has moved on to the next game.
 
 paho-mqtt (MQTT 5) runs the connection in its own thread and reconnects by itself; the
-broker's last will says the board is offline when the connection drops.
+broker's last will says the board is offline when the connection drops. The log says once
+per outage why the broker cannot be reached (host, port and the socket's or TLS's reason) or
+that it was lost, and when it is back. A board the broker hangs up on soon after each
+connection, again and again, has another client on its table's credentials (a replaced
+board left switched on: the broker makes the user name the client's id, and the newer
+connection takes over; a lost network or broker instead makes the next attempts fail): the
+log says so and the board reconnects ever more slowly (up to :data:`TAKEOVER_MAX_S`), so
+that the two do not throw each other off every second; its records wait in the journal.
 """
 
 from __future__ import annotations
@@ -21,7 +28,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import socket
 import ssl
+import sys
 import threading
 import time
 from collections import deque
@@ -63,6 +72,10 @@ REFUSED_RETRY_S = 30.0  # after the broker refused a record (its ACL): try again
 STATE_EVERY_S = 1.0  # the table's state is published at most this often ...
 CLOCK_EVERY_S = 10.0  # ... and when only the clocks moved, this often (the pages run the clocks between)
 AT_ONCE = ("phase", "challenge")  # a change of these is published at once (a challenge waits 0.4 s for its ruling)
+STEADY_S = 90.0  # a connection the broker ends sooner is short-lived (longer than TAKEOVER_MAX_S)
+TAKEOVER_AFTER = 2  # this many short-lived connections in a row, each reconnected at the first try: a takeover
+TAKEOVER_MAX_S = 60  # the longest wait before reconnecting after a takeover
+TAKEN_OVER = 0x8E  # MQTT 5's DISCONNECT reason "Session taken over" (from brokers that send it)
 
 
 class TlsSetupError(ScoreboardError, ValueError):
@@ -127,11 +140,18 @@ class Publisher:
         self._state_sent = True
         self._state_last: tuple[float, dict[str, Any] | None] = (-1e9, None)  # when, and the view without clocks
         self._refused_until = 0.0
-        self._outage_logged = False
+        self._outage_logged = False  # the current outage (or the first failure to connect) was logged
+        self._outage_since: float | None = None  # monotonic, when the broker was lost (or first missed)
+        self._connected_at = 0.0  # monotonic, of the last connection
+        self._short = 0  # short-lived connections in a row (see STEADY_S)
         #: what happened, for the bench and the tests: records acknowledged, refused by the broker
         self.acked_count = 0
         self.refused: list[tuple[RecordMessage, str]] = []
         self.connect_refused: str | None = None
+        #: the last failure to reach the broker, how many there were, and the takeovers suspected
+        self.connect_failure: str | None = None
+        self.connect_failures = 0
+        self.takeovers = 0
 
     # --- the service's side (never waits) -----------------------------------------------------
 
@@ -167,15 +187,16 @@ class Publisher:
             raise
         client.will_set(self._topic["status"], encode(StatusMessage(False)), qos=1, retain=True)
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         self._client = client
+        log.info("publishing table %s of %s to %s:%d", c.table, c.event, c.host, c.port)
         client.connect_async(c.host, c.port, keepalive=c.keepalive_s)
         client.loop_start()
         self._thread = threading.Thread(target=self._run, name="broadcast", daemon=True)
         self._thread.start()
-        log.info("publishing table %s of %s to %s:%d", c.table, c.event, c.host, c.port)
 
     def stop(self, flush_s: float | None = None) -> None:
         """Wait up to ``flush_s`` (``broadcast.flush_s``) for the broker to take what is
@@ -239,10 +260,22 @@ class Publisher:
     def _step(self) -> None:
         assert self._log is not None
         self._log.claim()  # (the games started meanwhile are the event's, connected or not)
+        self._steady()
         if self._connected and self.wall() >= self._refused_until:
             self._publish_records()
             self._publish_state()
         self._save()
+
+    def _steady(self) -> None:
+        """A connection that held :data:`STEADY_S` ends a run of takeovers: reconnect at once again."""
+        with self._lock:
+            if not self._connected or self._short < TAKEOVER_AFTER or time.monotonic() - self._connected_at < STEADY_S:
+                return
+            self._short = 0
+        assert self._client is not None
+        self._client.reconnect_delay_set(min_delay=1, max_delay=10)
+        log.info("table %s has held its connection to the broker for %.0f s: no other client took it over",
+                 self.config.table, STEADY_S)
 
     def _publish_state(self) -> None:
         """The latest state, at most every :data:`STATE_EVERY_S` (:data:`CLOCK_EVERY_S` when
@@ -324,8 +357,17 @@ class Publisher:
             )
             return
         self.connect_refused = None
-        log.info("connected to the broker %s:%d", self.config.host, self.config.port)
+        now = time.monotonic()
+        if self._outage_since is None:
+            log.info("connected to the broker %s:%d", self.config.host, self.config.port)
+        else:
+            log.log(
+                logging.DEBUG if self._short >= TAKEOVER_AFTER else logging.WARNING,
+                "connected again to the broker %s:%d after %.0f s", self.config.host, self.config.port,
+                now - self._outage_since,
+            )
         with self._lock:
+            self._outage_since, self._connected_at = None, now
             self._connected = True
             self._outage_logged = False
             self._flights.clear()  # (paho sends those again by itself; the hub drops doubles)
@@ -336,13 +378,66 @@ class Publisher:
         client.publish(self._topic["status"], encode(StatusMessage(True)), qos=1, retain=True)
         self._wake.set()
 
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        """The broker could not be reached (paho calls this while handling the socket's error)."""
+        error = sys.exc_info()[1]
+        hint = " (is the broker's port a TLS one?)" if self.config.tls_ca and isinstance(error, ConnectionResetError) else ""
+        self._missed(_unreachable(error) + hint)
+
+    def _missed(self, why: str) -> None:
+        self.connect_failure = why
+        self.connect_failures += 1
+        with self._lock:  # (a broker out of reach: a network's or the broker's outage, no takeover)
+            streak, self._short = self._short, 0
+        if streak >= TAKEOVER_AFTER and self._client is not None:
+            self._client.reconnect_delay_set(min_delay=1, max_delay=10)
+        if self._outage_since is None:
+            self._outage_since = time.monotonic()
+        if not self._outage_logged and not self._stopping.is_set():
+            self._outage_logged = True
+            log.error(
+                "cannot reach the broker %s:%d for table %s: %s; the table goes on, records wait in the"
+                " journal, and the board keeps trying (check broadcast.host and broadcast.port)",
+                self.config.host, self.config.port, self.config.table, why,
+            )
+
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: ReasonCode,
                        properties: Properties | None) -> None:
         with self._lock:
-            self._connected = False
-            logged, self._outage_logged = self._outage_logged, True
-        if not logged and not self._stopping.is_set():
-            log.warning("lost the broker (%s); the table goes on, records wait in the journal", reason)
+            was, self._connected = self._connected, False
+        if self._stopping.is_set():
+            return
+        if not was:  # (the broker closed the connection before accepting it; a refusal is logged)
+            if self.connect_refused is None:
+                self._missed(f"the connection was closed before the broker answered ({reason})")
+            return
+        now = time.monotonic()
+        with self._lock:
+            self._outage_since = now
+            short = now - self._connected_at < STEADY_S and reason.value != 0x8D  # (not a keep-alive timeout)
+            self._short = self._short + 1 if short or reason.value == TAKEN_OVER else 0
+            if reason.value == TAKEN_OVER:
+                self._short = max(self._short, TAKEOVER_AFTER)
+        if self._short >= TAKEOVER_AFTER:
+            self.takeovers += 1
+            wait = min(TAKEOVER_MAX_S, 2**self._short)
+            client.reconnect_delay_set(min_delay=wait, max_delay=max(wait, 10))
+            if self._short == TAKEOVER_AFTER:
+                log.error(
+                    "the broker %s:%d hung up on table %s %d times soon after it connected (%s): another"
+                    " client connected as table %s (user %r): is a second board set up as this table?"
+                    " Switch the replaced board off or remove its [broadcast]. This board reconnects ever"
+                    " more slowly (up to every %d s); records wait in the journal",
+                    self.config.host, self.config.port, self.config.table, self._short, reason, self.config.table,
+                    self.config.username, TAKEOVER_MAX_S,
+                )
+            self._outage_logged = True
+            return
+        client.reconnect_delay_set(min_delay=1, max_delay=10)
+        if not self._outage_logged:
+            self._outage_logged = True
+            log.warning("lost the broker %s:%d (%s); the table goes on, records wait in the journal",
+                        self.config.host, self.config.port, reason)
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode,
                     properties: Properties | None) -> None:
@@ -394,6 +489,23 @@ class Publisher:
                 self._sent[resend.game] = Mark(min(back.seq, mark.seq), None)
                 log.info("the hub asked for game %s again from %s", resend.game, resend.start)
         self._wake.set()
+
+
+def _unreachable(error: BaseException | None) -> str:
+    """Why a connection to the broker failed, from the socket's or TLS's error."""
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"TLS: the broker's certificate is not accepted ({error.verify_message}; check broadcast.tls_ca and broadcast.host)"
+    if isinstance(error, ssl.SSLError):
+        return f"TLS error ({error.reason or error}; is the broker's port a TLS one?)"
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused (no broker listens on that port: is it running?)"
+    if isinstance(error, socket.gaierror):
+        return f"unknown host ({error.strerror})"
+    if isinstance(error, TimeoutError):
+        return "no answer (timed out: a firewall, or the wrong address?)"
+    if isinstance(error, OSError):
+        return error.strerror or str(error) or type(error).__name__
+    return str(error) if error is not None else "unknown reason"
 
 
 def _merge(old: Mark | None, new: Mark) -> Mark:
