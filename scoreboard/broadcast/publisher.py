@@ -75,7 +75,8 @@ AT_ONCE = ("phase", "challenge")  # a change of these is published at once (a ch
 STEADY_S = 90.0  # a connection the broker ends sooner is short-lived (longer than TAKEOVER_MAX_S)
 TAKEOVER_AFTER = 2  # this many short-lived connections in a row, each reconnected at the first try: a takeover
 TAKEOVER_MAX_S = 60  # the longest wait before reconnecting after a takeover
-TAKEN_OVER = 0x8E  # MQTT 5's DISCONNECT reason "Session taken over" (from brokers that send it)
+TAKEN_OVER = 0x8E  # MQTT 5's DISCONNECT reason "Session taken over" (from brokers that send it; Mosquitto 2 does not)
+KEEPALIVE_TIMEOUT = 0x8D  # paho's reason for a connection gone silent (a lost network, not a takeover)
 
 
 class TlsSetupError(ScoreboardError, ValueError):
@@ -143,6 +144,7 @@ class Publisher:
         self._outage_logged = False  # the current outage (or the first failure to connect) was logged
         self._outage_since: float | None = None  # monotonic, when the broker was lost (or first missed)
         self._connected_at = 0.0  # monotonic, of the last connection
+        self._ever_connected = False
         self._short = 0  # short-lived connections in a row (see STEADY_S)
         #: what happened, for the bench and the tests: records acknowledged, refused by the broker
         self.acked_count = 0
@@ -222,6 +224,8 @@ class Publisher:
             client.disconnect()
             client.loop_stop()
         if self._log is not None:
+            with contextlib.suppress(CursorError):  # (a game started since the last step; else at the next start)
+                self._log.claim()
             self._save(force=True)
             self._log.close()
 
@@ -363,9 +367,10 @@ class Publisher:
         else:
             log.log(
                 logging.DEBUG if self._short >= TAKEOVER_AFTER else logging.WARNING,
-                "connected again to the broker %s:%d after %.0f s", self.config.host, self.config.port,
-                now - self._outage_since,
+                "connected %s to the broker %s:%d after %.0f s", "again" if self._ever_connected else "at last",
+                self.config.host, self.config.port, now - self._outage_since,
             )
+        self._ever_connected = True
         with self._lock:
             self._outage_since, self._connected_at = None, now
             self._connected = True
@@ -414,22 +419,23 @@ class Publisher:
         now = time.monotonic()
         with self._lock:
             self._outage_since = now
-            short = now - self._connected_at < STEADY_S and reason.value != 0x8D  # (not a keep-alive timeout)
+            short = now - self._connected_at < STEADY_S and reason.value != KEEPALIVE_TIMEOUT
             self._short = self._short + 1 if short or reason.value == TAKEN_OVER else 0
             if reason.value == TAKEN_OVER:
                 self._short = max(self._short, TAKEOVER_AFTER)
-        if self._short >= TAKEOVER_AFTER:
+            streak = self._short
+        if streak >= TAKEOVER_AFTER:
             self.takeovers += 1
-            wait = min(TAKEOVER_MAX_S, 2**self._short)
+            wait = min(TAKEOVER_MAX_S, 2**streak)
             client.reconnect_delay_set(min_delay=wait, max_delay=max(wait, 10))
-            if self._short == TAKEOVER_AFTER:
+            if streak == TAKEOVER_AFTER:
                 log.error(
                     "the broker %s:%d hung up on table %s %d times soon after it connected (%s): another"
-                    " client connected as table %s (user %r): is a second board set up as this table?"
-                    " Switch the replaced board off or remove its [broadcast]. This board reconnects ever"
-                    " more slowly (up to every %d s); records wait in the journal",
-                    self.config.host, self.config.port, self.config.table, self._short, reason, self.config.table,
-                    self.config.username, TAKEOVER_MAX_S,
+                    " client connected as table %s: is a second board set up as this table? Switch the"
+                    " replaced board off or remove its [broadcast]. This board reconnects ever more slowly"
+                    " (up to every %d s); records wait in the journal",
+                    self.config.host, self.config.port, self.config.table, streak, reason, self.config.table,
+                    TAKEOVER_MAX_S,
                 )
             self._outage_logged = True
             return
