@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from scoreboard.screens import font as fonts
-from scoreboard.screens.font import (
+from scoreboard.drawing import font as fonts
+from scoreboard.drawing.font import (
     FACES,
     PACK_PATH,
     BitmapFont,
@@ -19,12 +19,12 @@ from scoreboard.screens.font import (
     pack,
     unpack,
 )
-from scoreboard.screens.make_fonts import main, packed
+from scoreboard.drawing.make_fonts import main, packed
 
 
 def test_the_shipped_pack_is_what_the_font_files_make() -> None:
     with gzip.open(PACK_PATH, "rb") as f:
-        assert f.read() == packed()  # else: python -m scoreboard.screens.make_fonts
+        assert f.read() == packed()  # else: python -m scoreboard.drawing.make_fonts
     assert main(["--check"]) == 0
 
 

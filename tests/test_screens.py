@@ -18,6 +18,8 @@ import pytest
 from PIL import Image, ImageChops, ImageDraw
 
 from drivers.display.panels import PANELS, RECOMMENDED, Panel, legible_mm
+from scoreboard.drawing.canvas import HEADLINE_FACES, Mark, cap_height, layout
+from scoreboard.drawing.font import ELLIPSIS, NAME_LETTERS, TILE_LETTERS, font
 from scoreboard.screens import (
     LANGUAGES,
     TEXT,
@@ -41,6 +43,7 @@ from scoreboard.screens import (
     ReadingScreen,
     ScoresScreen,
     Screen,
+    StartingScreen,
     TallyLine,
     TallyScreen,
     UnseenScreen,
@@ -48,8 +51,7 @@ from scoreboard.screens import (
     format_clock,
     render,
 )
-from scoreboard.screens.font import ELLIPSIS, NAME_LETTERS, TILE_LETTERS, font
-from scoreboard.screens.render import HEADLINE_FACES, Mark, Rendering, cap_height, layout, render_marks, rendering
+from scoreboard.screens.render import Rendering, render_marks, rendering
 from scoreboard.screens.text import HINTS
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -205,6 +207,7 @@ SCREENS: dict[str, Screen] = {
         ("Anna", "Bernadette-Marie", "Cléo", "Jürgen"), ("B", "A", "M", "?"), first=3
     ),
     "adjust": AdjustScreen("Bernadette-Marie", points=-12, score=287),
+    "starting": StartingScreen(),
 }
 
 
@@ -268,6 +271,7 @@ STRESS: dict[str, Screen] = {
     "menu-long-value": MenuScreen(selected=2, value="en-tournament"),
     "paused-long": PausedScreen("Bernadette-Marie"),
     "reading-long": ReadingScreen("Bernadette-Marie"),
+    "starting": StartingScreen(),
 }
 """Long names (with Œ, Ÿ, accents), 4 players, 4-digit and negative numbers: within bounds, so
 no number may be cut; a name may be, with an ellipsis."""
@@ -569,7 +573,7 @@ def test_every_tile_letter_and_name_letter_has_a_glyph_in_every_face(size: str) 
 
 def test_glyphs_are_not_cut_by_the_face_cells() -> None:
     """The faces' cells are cut to their glyphs' ink: each letter keeps every lit pixel."""
-    from scoreboard.screens.font import _read
+    from scoreboard.drawing.font import _read
 
     for size, full in (("8x16", "8x16"), ("16x32", "16x32")):
         face, source = font(size), _read(full)

@@ -1,8 +1,8 @@
-"""``python -m scoreboard.screens.make_fonts [--check]``: the shipped font pack, made again.
+"""``python -m scoreboard.drawing.make_fonts [--check]``: the shipped font pack, made again.
 
-Writes :data:`~scoreboard.screens.font.PACK_PATH`: every face of
-:data:`~scoreboard.screens.font.FACES` made from the font files
-(:func:`~scoreboard.screens.font.build`), packed and gzipped; ``--check`` only says whether
+Writes :data:`~scoreboard.drawing.font.PACK_PATH`: every face of
+:data:`~scoreboard.drawing.font.FACES` made from the font files
+(:func:`~scoreboard.drawing.font.build`), packed and gzipped; ``--check`` only says whether
 the shipped pack holds exactly that (exit 0) or not (exit 1).
 """
 
@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from scoreboard.screens.font import FACES, PACK_PATH, build, pack
+from scoreboard.drawing.font import FACES, PACK_PATH, build, pack
 
 __all__ = ["main", "packed"]
 
@@ -31,10 +31,10 @@ def main(argv: Sequence[str]) -> int:
                 same = f.read() == data
         except (OSError, EOFError):
             same = False
-        print(f"{PACK_PATH}: {'up to date' if same else 'OUT OF DATE: run python -m scoreboard.screens.make_fonts'}")
+        print(f"{PACK_PATH}: {'up to date' if same else 'OUT OF DATE: run python -m scoreboard.drawing.make_fonts'}")
         return 0 if same else 1
     if argv:
-        print("usage: python -m scoreboard.screens.make_fonts [--check]", file=sys.stderr)
+        print("usage: python -m scoreboard.drawing.make_fonts [--check]", file=sys.stderr)
         return 2
     part = PACK_PATH + ".part"
     with open(part, "wb") as f:

@@ -13,7 +13,7 @@ Making the faces from the PSF files (:func:`build`) takes about half a billion m
 instructions, a second on a Pi Zero 2 W; so the faces are shipped made, packed in
 ``fonts/faces.bin.gz`` (:func:`pack`, :func:`unpack`), and :func:`font` reads that file once
 (a test checks that it holds what :func:`build` makes from the sources; ``python -m
-scoreboard.screens.make_fonts`` writes it again after a change to them or to this module).
+scoreboard.drawing.make_fonts`` writes it again after a change to them or to this module).
 """
 
 from __future__ import annotations
@@ -322,7 +322,7 @@ class FontPackError(ScoreboardError, ValueError):
 
     def __init__(self, path: str, why: str) -> None:
         self.path, self.why = path, why
-        super().__init__(f"{path}: {why}; reinstall the package (python -m scoreboard.screens.make_fonts makes it)")
+        super().__init__(f"{path}: {why}; reinstall the package (python -m scoreboard.drawing.make_fonts makes it)")
 
 
 def pack(faces: Mapping[str, BitmapFont]) -> bytes:
