@@ -19,7 +19,6 @@ scoreboard.drawing.make_fonts`` writes it again after a change to them or to thi
 from __future__ import annotations
 
 import functools
-import gzip
 import os
 import struct
 import unicodedata
@@ -85,7 +84,7 @@ class BitmapFont:
     def from_psf(cls, data: bytes, name: str = "psf") -> BitmapFont:
         """Parse a PSF1 or PSF2 font (gzip-compressed or not)."""
         if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
+            data = zlib.decompress(data, wbits=31)  # (gzip's format)
         if data[:4] == _PSF2_MAGIC:
             _, _, header, flags, count, size, height, width = struct.unpack("<8I", data[:32])
             glyphs = tuple(data[header + i * size : header + (i + 1) * size] for i in range(count))
