@@ -131,7 +131,15 @@ def _preload() -> None:
     import scoreboard.demo
     import scoreboard.export_cli
     import scoreboard.run_cli
-    import scoreboard.sim.client  # noqa: F401
+    import scoreboard.sim.client
+    # what scoreboard.run_cli loads once its starting frame is shown
+    import scoreboard.config
+    import scoreboard.hardware
+    import scoreboard.journal
+    import scoreboard.runner
+    import scoreboard.scripted
+    import scoreboard.service
+    import scoreboard.table_script  # noqa: F401
 
 
 def _child(request: dict[str, Any]) -> None:
