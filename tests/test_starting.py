@@ -4,9 +4,6 @@ that the frame does not need."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import attrs
@@ -27,8 +24,6 @@ from scoreboard.starting import (
     read_settings,
     show_starting,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -172,36 +167,3 @@ def test_a_display_the_configuration_changes_is_closed_not_taken(tmp_path: Path,
     assert starting.take(load_config(None, []).display, out / "screens") is None  # rotate 0 after all
     assert display._closed and shown_log is not None and shown_log.closed
     assert starting.take(load_config(None, ["display.rotate=2"]).display, out / "screens") is None  # (closed)
-
-
-PROBE = """
-import json, os, sys
-from scoreboard import starting
-shown = starting.show_starting
-def stop(*args, **kw):
-    result = shown(*args, **kw)
-    print(json.dumps([result is not None, sorted(sys.modules)]))
-    sys.stdout.flush()
-    os._exit(0)
-starting.show_starting = stop
-from scoreboard.cli import main
-main(sys.argv[1:])
-"""
-
-HEAVY = (
-    "scoreboard.config", "scoreboard.journal", "scoreboard.controller", "scoreboard.service", "scoreboard.screens",
-    "scoreboard.hardware", "scoreboard.runner", "scoreboard.sim", "scoreboard.lexicons", "engine.rules",
-    "engine.tiles", "engine.game", "drivers.board", "drivers.buttons", "gpiozero", "serial", "attrs", "attr",
-    "sqlite3", "marisa_trie", "tomllib", "PIL.PngImagePlugin", "pygame",
-)
-
-
-def test_the_start_loads_nothing_heavy_before_its_first_frame(tmp_path: Path, clean_env: Path) -> None:
-    argv = ["run", "--simulate", "--out", str(tmp_path / "out"), "--set", f"paths.state_dir={tmp_path}",
-            "--set", "game.rules=de", "--set", 'game.players=["Anna", "Ben"]', "--set", "ui.language=de"]
-    done = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, cwd=ROOT, timeout=60,
-                          check=True)
-    showed, modules = json.loads(done.stdout.strip().splitlines()[-1])
-    assert showed
-    assert "scoreboard.drawing.starting" in modules and "drivers.display.capture" in modules
-    assert [m for m in modules if any(m == h or m.startswith(f"{h}.") for h in HEAVY)] == []
