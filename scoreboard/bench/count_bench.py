@@ -45,7 +45,7 @@ from scoreboard.bench.idle_bench import (
     source_copy,
     start_board,
     start_service,
-    wait_first_frame,
+    wait_game_frame,
 )
 from scoreboard.bench.service_bench import HERE, BenchError, stop_board
 
@@ -120,7 +120,7 @@ def idle_second(seconds: float = IDLE_S) -> float:
                        *service_command(folder, link)]
             proc = start_service(command, _env())
             try:
-                wait_first_frame(folder / "out" / "screens.txt", proc, patience=600)
+                wait_game_frame(folder / "out" / "screens.txt", proc, patience=600)  # (the start over)
                 time.sleep(SETTLE_S * 5)  # (valgrind is slow: the board's HELLO and first reads taken)
                 _control(proc.pid)
                 t0 = time.monotonic()

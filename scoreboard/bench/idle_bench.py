@@ -2,8 +2,8 @@
 
 An idle table: the simulated board in real time (its own process, 4 racks of 7: it sends
 its HEARTBEATs and SNAPSHOTs as a real controller does) and ``scoreboard run --simulate``
-with 4 players and PNG capture, nobody at the table. Once the first frame is shown and
-:data:`SETTLE_S` seconds have passed (the board's HELLO and first reads taken), the
+with 4 players and PNG capture, nobody at the table. Once the game's first frame is shown
+(the start is over) and :data:`SETTLE_S` seconds have passed (the board's HELLO and first reads taken), the
 service's threads are read from ``/proc/PID/task/*`` at the start and the end of
 :data:`IDLE_S` seconds: context switches (``voluntary_ctxt_switches`` plus
 ``nonvoluntary_ctxt_switches`` of ``status``: each is one time a thread went to sleep or was
@@ -148,7 +148,7 @@ def idle(seconds: float = IDLE_S) -> dict[str, float]:
         try:
             proc = start_service(service_command(folder, link))
             try:
-                wait_first_frame(folder / "out" / "screens.txt", proc)
+                wait_game_frame(folder / "out" / "screens.txt", proc)  # (the start over)
                 time.sleep(SETTLE_S)
                 with SimControl.connect(f"{link}.control", timeout=10) as sim:
                     written_before = sim.ping().written
