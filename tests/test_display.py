@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
 import tracemalloc
 from pathlib import Path
 
@@ -103,7 +104,7 @@ def test_a_capture_that_fails_mid_write_leaves_no_frame(tmp_path: Path, monkeypa
         Path(source).write_bytes(b"\x89PNG half a frame")
         raise OSError("killed mid-write")
 
-    monkeypatch.setattr(capture.os, "replace", killed)
+    monkeypatch.setattr(os, "replace", killed)  # (the rename into place: the frame is not whole yet)
     with pytest.raises(OSError, match="killed mid-write"):
         display.show(scores(2))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["screen-1-000001.png"]  # whole frames only

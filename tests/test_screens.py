@@ -449,7 +449,7 @@ def test_the_recommended_panel_keeps_the_headline_through_a_clocked_game(lang: s
             shapes = set()
             for step in range(60):
                 screen = _clocked_game(n, clocked, step)
-                r = rendering(screen, lang, panel)
+                r = rendering(screen, lang, panel)  # type: ignore[arg-type]
                 mover = next(p for p in screen.players if p.is_turn)
                 big = [k.value for k in r.marks if k.box[3] - k.box[1] == head.height]
                 assert str(mover.score) in big, (n, clocked, step, big)
@@ -463,7 +463,7 @@ def test_every_number_and_every_name_letter_is_shown_whole() -> None:
     screen = STRESS["scores-4-long-names"]
     for panel in PANELS.values():
         for lang in LANGUAGES:
-            _, marks = render_marks(screen, lang, panel)  # type: ignore[arg-type]
+            _, marks = render_marks(screen, lang, panel)
             numbers = [k.value for k in marks if k.kind == "number"]
             assert {"-1024", "9999", "-5", "1000"} <= set(numbers), (panel, numbers)
 
@@ -492,7 +492,7 @@ def test_contact_sheets() -> None:
             sheet = Image.new("RGB", (cols * w, rows * h), (60, 60, 60))
             draw = ImageDraw.Draw(sheet)
             for i, (name, screen) in enumerate(screens.items()):
-                image = render(screen, lang, panel).convert("RGB")  # type: ignore[arg-type]
+                image = render(screen, lang, panel).convert("RGB")
                 x, y = (i % cols) * w, (i // cols) * h
                 sheet.paste(image.resize((panel.width * scale, panel.height * scale), Image.Resampling.NEAREST),
                             (x + 4, y + 14))

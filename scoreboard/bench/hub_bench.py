@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BOARDS", "REAL_BOARDS", "RECORD_EVERY_S", "run"]
+__all__ = ["BOARDS", "RECORD_EVERY_S", "REAL_BOARDS", "run"]
 
 BOARDS = (50, 200)
 REAL_BOARDS = 2
@@ -52,11 +52,11 @@ class HubBenchError(RuntimeError):
 
 def recorded_game() -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
     """The demo's German game as a journal: its start (meta) and its entries (kind, payload)."""
-    from engine.events import Play
     from scoreboard.controller.records import Started
     from scoreboard.demo import demo_script
     from scoreboard.journal_format import encode_command, encode_meta
     from scoreboard.lexicons import open_lexicon
+    from engine.events import Play
 
     _, game = demo_script("de", ["Anna", "Ben"], open_lexicon("de"))
     meta = encode_meta(Started(game.profile.rules_line(), tuple(game.players), 0))
@@ -75,13 +75,7 @@ class Board:
 
     def __init__(self, table: str, password: str, port: int, meta: dict[str, Any],
                  entries: list[tuple[str, dict[str, Any]]], rng: random.Random) -> None:
-        from scoreboard.broadcast.messages import (
-            RecordMessage,
-            StateMessage,
-            StatusMessage,
-            Topics,
-            encode,
-        )
+        from scoreboard.broadcast.messages import RecordMessage, StateMessage, StatusMessage, Topics, encode
         from scoreboard.broadcast.publisher import connect_client
 
         self.encode, self.Record, self.State = encode, RecordMessage, StateMessage
@@ -188,7 +182,7 @@ def _socket_page(url: str) -> tuple[Callable[[], list[dict[str, Any]]], Callable
         while not stop.is_set():
             try:
                 data = await asyncio.wait_for(reader.read(65536), 0.5)
-            except TimeoutError:
+            except asyncio.TimeoutError:
                 continue
             if not data:
                 return

@@ -17,15 +17,7 @@ import statistics
 import time
 import zlib
 
-from drivers.board.protocol import (
-    Changes,
-    FrameParser,
-    Heartbeat,
-    Loc,
-    Snapshot,
-    decode_payload,
-    encode,
-)
+from drivers.board.protocol import Changes, FrameParser, Heartbeat, Loc, Snapshot, decode_payload, encode
 
 FRAMES = 20_000
 CORRUPT = 0.05

@@ -33,13 +33,7 @@ import time
 from pathlib import Path
 
 from engine.rules import get_profile
-from scoreboard.bench.service_bench import (
-    BenchError,
-    finish,
-    launch,
-    start_board,
-    stop_board,
-)
+from scoreboard.bench.service_bench import BenchError, finish, launch, start_board, stop_board
 from scoreboard.demo import ScriptWriter
 from scoreboard.journal import Journal
 from scoreboard.lexicons import open_lexicon
