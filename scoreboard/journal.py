@@ -27,9 +27,11 @@ import json
 import logging
 import math
 import os
+import re
 import shutil
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -39,7 +41,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from engine.errors import ScoreboardError
-from scoreboard.journal_crc import entry_crc, game_crc
+from scoreboard.journal_crc import chain_crc, entry_crc, game_crc
 from scoreboard.journal_salvage import ENVIRONMENT, Salvage, SalvagedGame, SalvageIOError, salvage, sqlite_code
 from scoreboard.journal_wal import unverified, wal_damage
 
@@ -50,6 +52,7 @@ log = logging.getLogger(__name__)
 
 _SIDE_FILES = ("-wal", "-shm")  # SQLite's companions of a WAL database, moved with it
 _SQLITE_HEADER = b"SQLite format 3\x00"
+_IDENTITY = re.compile(r"[0-9a-f]{32}")
 
 
 # --- errors -------------------------------------------------------------------------------
@@ -328,12 +331,72 @@ def _schema_v3(conn: sqlite3.Connection) -> None:
     )
 
 
+def _schema_v4(conn: sqlite3.Connection) -> None:
+    """The journal's identity, and the publish cursor per event (``scoreboard.broadcast.cursor``).
+
+    ``identity`` holds one random id, made with the journal (or at this migration): the hub
+    tells journals apart by it (a spare board at a table, a journal set aside, each numbers
+    its games from 1). The cursor of schema 3 knew no event: its marks are kept as those of
+    the event ``''`` (no configured event has that name), taken as published."""
+    conn.execute("CREATE TABLE identity (id TEXT NOT NULL)")  # one row: 32 hex digits
+    conn.execute("INSERT INTO identity (id) VALUES (?)", (uuid.uuid4().hex,))
+    conn.execute(
+        "CREATE TABLE broadcast_events ("  # the events this journal has published to
+        " event TEXT PRIMARY KEY,"
+        " started INTEGER NOT NULL) WITHOUT ROWID"  # when publishing to it last started, in order (1, 2, ...)
+    )
+    conn.execute(
+        "CREATE TABLE broadcast_cursor ("  # per event and game, what the broker has taken
+        " event TEXT NOT NULL,"
+        " game_id INTEGER NOT NULL REFERENCES games(id),"
+        " seq INTEGER NOT NULL,"  # the last entry the broker acknowledged (0: the game's start)
+        " finished TEXT,"  # the game's finished time whose result it acknowledged
+        " taken INTEGER NOT NULL,"  # 1: finished before the event's start, taken as published (never sent)
+        " PRIMARY KEY (event, game_id)) WITHOUT ROWID"
+    )
+    conn.execute(
+        "INSERT INTO broadcast_cursor (event, game_id, seq, finished, taken) SELECT '', game_id, seq, finished, 1"
+        " FROM broadcast"
+    )
+    conn.execute("DROP TABLE broadcast")
+
+
+def _schema_v5(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE games ADD COLUMN entry_count INTEGER")  # how many entries the game holds
+    conn.execute("ALTER TABLE games ADD COLUMN entry_chain INTEGER")  # journal_crc.chain_crc over them
+    # The games there are: their entries as a whole scan finds them, in the tree's order (a
+    # search by game could miss rows behind a changed key; a read will then tell).
+    tallies: dict[int, tuple[int, int]] = {}
+    for game_id, seq, kind, payload, at, crc in conn.execute(
+        "SELECT game_id, seq, CAST(kind AS BLOB), CAST(payload AS BLOB), at, crc FROM entries"
+    ):
+        count, chain = tallies.get(game_id, (0, 0))
+        tallies[game_id] = count + 1, chain_crc(chain, _stored_crc(game_id, seq, kind, payload, at, crc))
+    conn.execute("UPDATE games SET entry_count = 0, entry_chain = 0")
+    conn.executemany(
+        "UPDATE games SET entry_count = ?, entry_chain = ? WHERE id = ?",
+        [(count, chain, game_id) for game_id, (count, chain) in tallies.items()],
+    )
+
+
+def _stored_crc(game_id: object, seq: object, kind: object, payload: object, at: object, crc: object) -> int:
+    """The checksum of an entry as stored (its ``crc`` when its values cannot make one: such a
+    row fails its own check when it is read)."""
+    if isinstance(game_id, int) and isinstance(seq, int) and isinstance(kind, bytes) and isinstance(payload, bytes) \
+            and isinstance(at, (int, float)) and not isinstance(at, bool):
+        return entry_crc(game_id, seq, kind, payload, at)
+    return crc if isinstance(crc, int) else 0
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
-MIGRATIONS: tuple[Migration, ...] = (_schema_v1, _schema_v2, _schema_v3)
+MIGRATIONS: tuple[Migration, ...] = (_schema_v1, _schema_v2, _schema_v3, _schema_v4, _schema_v5)
 """``MIGRATIONS[i]`` turns schema version ``i`` into ``i + 1``; add a function for a new version."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+COUNTED_FROM = MIGRATIONS.index(_schema_v5) + 1
+"""The first schema whose games keep their entries' count and chain."""
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -562,7 +625,7 @@ class Journal:
         try:
             why = _inspect(db)
             kept = _keep_unverified(db, why, now) if why is not None else None  # before SQLite opens it
-            _check(db)
+            checked_all = _check(db)
             conn = _connect(db, connection_factory)
         except _Unusable as bad:
             if kept is not None:  # the same files are set aside whole
@@ -576,6 +639,8 @@ class Journal:
         journal.unverified = kept
         if kept is not None:
             log.warning("%s", kept.note)
+        if checked_all:  # (the damage a read found is not there: the file was put right)
+            _clear_check(db)
         return journal
 
     @classmethod
@@ -636,6 +701,7 @@ class Journal:
                 raise JournalRecoveryError(db, bad.message, moved, e.failure, reason) from None
         with suppress(FileNotFoundError):
             os.unlink(marker)
+        _clear_check(db)  # (a new journal)
         _fsync_dir(db.parent)
         journal.recovery = Recovery(db, bad.message, moved, salvaged)
         return journal
@@ -768,12 +834,20 @@ class Journal:
         """Append ``(kind, payload, at)`` entries in order, all in one transaction; their seqs."""
         rows = [_entry_row(kind, payload, at) for kind, payload, at in items]
         with self._write() as conn:
-            self._check_game(conn, game_id)
-            (last,) = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id = ?", (game_id,)
+            found = conn.execute(
+                "SELECT entry_count, entry_chain, (SELECT COALESCE(MAX(seq), 0) FROM entries WHERE game_id = ?1)"
+                " FROM games WHERE id = ?1", (game_id,)
             ).fetchone()
+            if found is None:
+                raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
+            count, chain, last = found
+            if not isinstance(count, int) or not isinstance(chain, int):
+                raise JournalCorruptError(
+                    self.path, Damage.CORRUPT, f"the journal is damaged: game {game_id} has lost its count of entries",
+                    game=game_id,
+                )
             seqs = list(range(last + 1, last + 1 + len(rows)))
-            _insert_entries(conn, game_id, zip(seqs, rows))
+            _insert_entries(conn, game_id, zip(seqs, rows), count, chain)
         return seqs
 
     def finish(self, game_id: int, result: Mapping[str, Any]) -> None:
@@ -809,7 +883,7 @@ class Journal:
                 if rows[game_id] is None or game_id == latest:
                     raise ArchiveRefusedError(game_id, "unfinished" if rows[game_id] is None else "the latest game")
             conn.execute(f"DELETE FROM entries WHERE game_id IN ({marks})", ids)
-            conn.execute(f"DELETE FROM broadcast WHERE game_id IN ({marks})", ids)  # their publish cursor
+            conn.execute(f"DELETE FROM broadcast_cursor WHERE game_id IN ({marks})", ids)  # their publish cursor
             conn.execute(f"DELETE FROM games WHERE id IN ({marks})", ids)
         with self._lock:
             try:
@@ -824,9 +898,12 @@ class Journal:
             try:
                 return self._conn.execute(sql, params).fetchall()
             except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
-                raise JournalCorruptError(self.path, Damage.CORRUPT, f"the journal is damaged: {e.object[:40]!r}") from None
+                detail = f"the journal is damaged: {e.object[:40]!r}"
+                _ask_full_check(self.path, detail)
+                raise JournalCorruptError(self.path, Damage.CORRUPT, detail) from None
             except sqlite3.DatabaseError as e:
                 if _is_corruption(e):
+                    _ask_full_check(self.path, f"the journal is damaged: {e}")
                     raise JournalCorruptError(self.path, Damage.CORRUPT, f"the journal is damaged: {e}") from e
                 if isinstance(e, sqlite3.OperationalError):
                     raise JournalReadError(
@@ -835,25 +912,32 @@ class Journal:
                 raise
 
     _GAME_SQL = (  # JSON as bytes: text that is not UTF-8 is told as damage, with where it is
-        "SELECT g.id, g.started, CAST(g.meta AS BLOB), g.finished, CAST(g.result AS BLOB),"
-        " (SELECT COUNT(*) FROM entries e WHERE e.game_id = g.id), g.crc FROM games g"
+        "SELECT g.id, CAST(g.started AS BLOB), CAST(g.meta AS BLOB), CAST(g.finished AS BLOB), CAST(g.result AS BLOB),"
+        " g.entry_count, g.crc, typeof(g.started) || typeof(g.finished) FROM games g"
     )
 
     def _game(self, row: tuple[Any, ...]) -> GameInfo:
-        game_id, started, meta, finished, result, count, crc = row
+        game_id, started, meta, finished, result, count, crc, types = row
         if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
-            raise JournalCorruptError(
-                self.path, Damage.CORRUPT, f"the journal is damaged: game {game_id} does not match its checksum",
-                game=game_id,
-            )
+            raise self._damaged(game_id, f"the journal is damaged: game {game_id} does not match its checksum")
+        if not isinstance(count, int) or types not in ("texttext", "textnull"):
+            raise self._damaged(game_id, f"the journal is damaged: game {game_id} holds values of the wrong type")
         return GameInfo(
             game_id,
-            started,
+            self._decode(started, game_id, "start time"),
             self._loads(meta, game_id, "meta data"),
-            finished,
+            None if finished is None else self._decode(finished, game_id, "end time"),
             None if result is None else self._loads(result, game_id, "result"),
             count,
         )
+
+    def _decode(self, data: bytes, game_id: int, what: str, entry: int | None = None) -> str:
+        """The UTF-8 text ``data`` (``what`` of game ``game_id``, or of its ``entry``)."""
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            where = f"game {game_id} {what}" if entry is None else f"game {game_id} entry {entry}"
+            raise self._damaged(game_id, f"{where} is not UTF-8 text: {data[:60]!r}", entry) from None
 
     def _loads(self, data: bytes | str, game_id: int, what: str, entry: int | None = None) -> dict[str, Any]:
         """The JSON object ``data`` (``what`` of game ``game_id``, or its ``entry``)."""
@@ -861,17 +945,13 @@ class Journal:
         try:
             text = data.decode("utf-8") if isinstance(data, bytes) else data
         except UnicodeDecodeError:
-            raise JournalCorruptError(
-                self.path, Damage.CORRUPT, f"{where} is not UTF-8 text: {data[:60]!r}", game=game_id, entry=entry
-            ) from None
+            raise self._damaged(game_id, f"{where} is not UTF-8 text: {data[:60]!r}", entry) from None
         try:
             value = json.loads(text)
         except (TypeError, ValueError):
             value = None
         if not isinstance(value, dict):
-            raise JournalCorruptError(
-                self.path, Damage.CORRUPT, f"{where} is not a JSON object: {text!r}", game=game_id, entry=entry
-            )
+            raise self._damaged(game_id, f"{where} is not a JSON object: {text!r}", entry)
         return value
 
     def games(self) -> list[GameInfo]:
@@ -885,6 +965,13 @@ class Journal:
             raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
         return self._game(rows[0])
 
+    def identity(self) -> str:
+        """This journal's id (32 hex digits, random, made with the journal: schema 4)."""
+        rows = self._read("SELECT id FROM identity LIMIT 1")
+        if not rows or not isinstance(rows[0][0], str):
+            raise JournalCorruptError(self.path, Damage.CORRUPT, "the journal is damaged: it has no identity")
+        return str(rows[0][0])
+
     def latest(self) -> GameInfo | None:
         """The game started last, or None."""
         rows = self._read(self._GAME_SQL + " ORDER BY g.id DESC LIMIT 1")
@@ -896,24 +983,47 @@ class Journal:
         return self._game(rows[0]) if rows else None
 
     def entries(self, game_id: int) -> list[Entry]:
-        """The entries of ``game_id`` in order; :class:`NoSuchGameError` if there is no such game."""
+        """The entries of ``game_id`` in order; :class:`NoSuchGameError` if there is no such game.
+
+        Each entry must match its checksum, and all of them the game's count and chain
+        (:func:`~scoreboard.journal_crc.chain_crc`, read in the same statement): a game
+        damaged where a start does not look is told here (:class:`JournalCorruptError`,
+        and the next start checks the whole journal), never read with records missing."""
         self.game(game_id)
         rows = self._read(
-            "SELECT seq, kind, CAST(payload AS BLOB), at, crc FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
+            "SELECT g.entry_count, g.entry_chain, e.seq, CAST(e.kind AS BLOB), CAST(e.payload AS BLOB), e.at, e.crc,"
+            " typeof(e.kind) FROM games g LEFT JOIN entries e ON e.game_id = g.id WHERE g.id = ? ORDER BY e.seq",
+            (game_id,),
         )
-        for seq, kind, payload, at, crc in rows:
-            if not isinstance(kind, str) or not isinstance(at, float) or (
-                crc is not None and crc != entry_crc(game_id, seq, kind, payload, at)
-            ):
-                raise JournalCorruptError(
-                    self.path, Damage.CORRUPT,
-                    f"the journal is damaged: game {game_id} entry {seq} does not match its checksum",
-                    game=game_id, entry=seq,
+        if not rows:  # (removed since: an archive between the two reads)
+            raise NoSuchGameError(f"no game {game_id!r} in the journal {self.path}")
+        count, chain = rows[0][:2]
+        entries = []
+        found = 0
+        for seq, kind, payload, at, crc, kind_type in (row[2:] for row in rows if row[2] is not None):
+            computed = entry_crc(game_id, seq, kind, payload, at) if kind_type == "text" and isinstance(at, float) else None
+            if computed is None or (crc is not None and crc != computed):
+                raise self._damaged(
+                    game_id, f"the journal is damaged: game {game_id} entry {seq} does not match its checksum", seq
                 )
+            found = chain_crc(found, computed)
+            entries.append((seq, self._decode(kind, game_id, "kind", seq), payload, at, crc))
+        if (count, chain) != (len(entries), found):
+            raise self._damaged(
+                game_id,
+                f"the journal is damaged: game {game_id} was written with {count} entries, and {len(entries)}"
+                f" {'is' if len(entries) == 1 else 'are'} found{'' if count != len(entries) else ', not all as written'}",
+            )
         return [
             Entry(seq, kind, self._loads(payload, game_id, "entry", seq), at)
-            for seq, kind, payload, at, _ in rows
+            for seq, kind, payload, at, _ in entries
         ]
+
+    def _damaged(self, game_id: int, detail: str, entry: int | None = None) -> JournalCorruptError:
+        """The error for a game found damaged by a read; the next start checks the whole
+        journal (:data:`CHECK_SUFFIX`)."""
+        _ask_full_check(self.path, detail)
+        return JournalCorruptError(self.path, Damage.CORRUPT, detail, game=game_id, entry=entry)
 
 
     def _take(self, games: Sequence[SalvagedGame]) -> None:
@@ -929,10 +1039,20 @@ class Journal:
                 _insert_entries(conn, game.id, ((seq, (kind, payload, at)) for seq, kind, payload, at in game.entries))
 
 
-def _insert_entries(conn: sqlite3.Connection, game_id: int, rows: Iterable[tuple[int, tuple[str, str, float]]]) -> None:
-    conn.executemany(
-        "INSERT INTO entries (game_id, seq, kind, payload, at, crc) VALUES (?, ?, ?, ?, ?, ?)",
-        [(game_id, seq, kind, payload, at, entry_crc(game_id, seq, kind, payload, at)) for seq, (kind, payload, at) in rows],
+def _insert_entries(
+    conn: sqlite3.Connection, game_id: int, rows: Iterable[tuple[int, tuple[str, str, float]]],
+    count: int = 0, chain: int = 0,
+) -> None:
+    """Insert ``rows`` (seq, entry) into ``game_id``, which held ``count`` entries of that
+    ``chain``, and write its new count and chain (in the caller's transaction)."""
+    values = []
+    for seq, (kind, payload, at) in rows:
+        crc = entry_crc(game_id, seq, kind, payload, at)
+        chain = chain_crc(chain, crc)
+        values.append((game_id, seq, kind, payload, at, crc))
+    conn.executemany("INSERT INTO entries (game_id, seq, kind, payload, at, crc) VALUES (?, ?, ?, ?, ?, ?)", values)
+    conn.execute(
+        "UPDATE games SET entry_count = ?, entry_chain = ? WHERE id = ?", (count + len(values), chain, game_id)
     )
 
 
@@ -1038,13 +1158,64 @@ def _unused(db: Path) -> bool:
     return not any(os.path.lexists(f"{db}{suffix}") for suffix in (*_SIDE_FILES, "-journal"))
 
 
-def _check(db: Path) -> None:
+CHECK_SUFFIX = ".check"  # a read found a game damaged: the next start checks every game (what was found, in words)
+
+
+def _ask_full_check(db: Path, detail: str) -> None:
+    """Leave ``journal.db.check`` beside ``db`` (best effort): a read found a game damaged
+    where a start's bounded check does not look, so the next start checks every game, and
+    sets the file aside as for any damage."""
+    with suppress(OSError):
+        Path(f"{db}{CHECK_SUFFIX}").write_text(detail + "\n", encoding="utf-8")
+
+
+def _clear_check(db: Path) -> None:
+    with suppress(OSError):
+        os.unlink(f"{db}{CHECK_SUFFIX}")
+
+
+def _closed_cleanly(db: Path) -> bool:
+    """Whether ``db`` was closed cleanly and is laid out as its header says: no side files
+    (SQLite removes its log and wal-index when the last connection closes: a killed
+    service leaves them), no ``journal.db.check``, the file as long as the header's page
+    count times its page size, and no free pages (the next write could take one that a
+    damaged list gives twice)."""
+    if not _unused(db) or os.path.lexists(f"{db}{CHECK_SUFFIX}"):
+        return False
+    try:
+        with open(db, "rb") as f:
+            header = f.read(100)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return False
+    if len(header) < 100:
+        return False
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    counter, pages, trunk, free = (int.from_bytes(header[i : i + 4], "big") for i in (24, 28, 32, 36))
+    valid_for = int.from_bytes(header[92:96], "big")
+    return valid_for == counter and pages > 0 and size == pages * page and trunk == free == 0
+
+
+def _check(db: Path) -> bool:
     """Check ``db`` through a read-only connection, which writes to neither the file nor its
-    log: the schema version, ``PRAGMA quick_check``, and that every game's meta data and
-    result and the entries of the games a start reads (the latest, the latest unfinished)
-    are UTF-8 JSON objects. :class:`_Unusable` when not."""
+    log: the schema version and text, and the games a start reads (the latest, the latest
+    unfinished): their meta data and result UTF-8 JSON objects, their times times, each of
+    their entries matching its checksum and all of them the game's count and chain.
+    :class:`_Unusable` when not.
+
+    A journal of the current schema closed cleanly (:func:`_closed_cleanly`) gets the
+    bounded check: ``PRAGMA quick_check`` of every table but the entries' (a row per game,
+    or less) and the rows of those games alone, so a start costs the same with 10 finished
+    games or 1,000. A finished game damaged where it does not look is found when the game
+    is read (:meth:`Journal.entries`), which asks the next start for the full check. Any
+    other journal gets that: ``PRAGMA quick_check`` of the whole file, every game's row,
+    every game's count of entries against a whole scan; and after a read found a game
+    damaged (``journal.db.check``) every game's entries too: then True."""
     if not db.exists():
-        return
+        return False
+    bounded = _closed_cleanly(db)
+    deep = os.path.lexists(f"{db}{CHECK_SUFFIX}")
     try:
         conn = sqlite3.connect(
             f"{db.absolute().as_uri()}?mode=ro{'&immutable=1' if _unused(db) else ''}", uri=True, timeout=10.0
@@ -1061,58 +1232,28 @@ def _check(db: Path) -> None:
                 f"this one knows up to {len(MIGRATIONS)})",
                 version=version,
             )
-        problems = [_text(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
-        if problems != ["ok"]:
-            raise _Unusable(Damage.CORRUPT, f"is damaged ({'; '.join(problems[:3])})")
+        bounded = bounded and version == len(MIGRATIONS)
+        if not bounded:
+            _quick_check(conn, "")
         schema = _schema_of(conn)
         if version == 0:
             if not schema:
-                return  # no tables yet
+                return deep  # no tables yet
             names = sorted({_text(row[1]) for row in schema if row[0] == b"table"})
             if {"games", "entries"} <= set(names):  # a journal whose version number was lost
                 raise _Unusable(Damage.CORRUPT, "is damaged: it holds a journal's tables but no schema version")
             raise _Unusable(Damage.FOREIGN, f"is not a game journal (it holds the tables {', '.join(names)})")
         if schema != _expected_schema(version):
             raise _Unusable(Damage.CORRUPT, "is damaged: its tables are not the journal's (the schema text differs)")
-        checked = version >= 2  # (rows carry checksums from schema 2 on)
-        games = conn.execute(
-            f"SELECT id, meta, result, started, finished, {'crc' if checked else 'NULL'},"
-            " typeof(id) || typeof(meta) || typeof(started) FROM games ORDER BY id"
-        ).fetchall()
-        for game_id, meta, result, started, finished, crc, types in games:
-            if types != b"integertexttext":
-                raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id!r} holds values of the wrong type")
-            if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
-                raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} does not match its checksum")
-            _object(meta, f"game {game_id} meta data")
-            if result is not None:
-                _object(result, f"game {game_id} result")
-            for value, what in ((started, "start"), (finished, "end")):
-                if value is not None and not _is_time(_text(value, strict=f"game {game_id}'s {what} time")):
-                    raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id}'s {what} time is {value[:40]!r}")
-        games = [(g[0], g[1], g[2], g[4]) for g in games]  # (id, meta, result, finished)
-        ids = {games[-1][0]} if games else set()
-        ids |= {g[0] for g in games if g[3] is None}
-        for game_id in sorted(ids)[-2:]:
-            rows = conn.execute(
-                f"SELECT seq, kind, payload, at, {'crc' if checked else 'NULL'},"
-                " typeof(kind) || typeof(payload) || typeof(at) FROM entries"
-                " WHERE game_id = ? ORDER BY seq", (game_id,)
-            ).fetchall()
-            for seq, kind, payload, at, crc, types in rows:
-                if types != b"texttextreal":  # (a bit of a value's type changed: text read as a blob)
-                    raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} entry {seq} holds values of the wrong type")
-                if crc is not None and crc != entry_crc(game_id, seq, kind, payload, at):
-                    raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} entry {seq} does not match its checksum")
-                _text(kind, strict=f"game {game_id} entry {seq}")
-                _object(payload, f"game {game_id} entry {seq}")
-            # A key changed on the card: quick_check does not check the order of keys, and the
-            # read by game above (a search of the tree) then misses rows a whole scan finds.
-            (scanned,) = conn.execute("SELECT COUNT(*) FROM entries WHERE +game_id = ?", (game_id,)).fetchone()
-            if scanned != len(rows):
-                raise _Unusable(
-                    Damage.CORRUPT, f"is damaged: game {game_id} has {scanned} entries, of which {len(rows)} can be found"
-                )
+        if version >= 4:
+            identity = conn.execute("SELECT id, typeof(id) FROM identity").fetchall()
+            if len(identity) != 1 or identity[0][1] != b"text" or not _IDENTITY.fullmatch(_text(identity[0][0])):
+                raise _Unusable(Damage.CORRUPT, "is damaged: its identity is not one id of 32 hex digits")
+        if bounded:
+            for table in sorted({_text(row[1]) for row in schema if row[0] == b"table"} - {"entries"}):
+                _quick_check(conn, table)  # (a name of the schema just compared: no quoting needed)
+        _check_games(conn, version, bounded, deep)
+        return deep
     except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
         raise _Unusable(Damage.CORRUPT, f"is damaged (its schema is not readable text: {e.object[:40]!r})") from None
     except sqlite3.DatabaseError as e:
@@ -1121,6 +1262,94 @@ def _check(db: Path) -> None:
         raise _Unusable(Damage.CORRUPT, f"is not a readable journal ({e})") from None
     finally:
         conn.close()
+
+
+def _quick_check(conn: sqlite3.Connection, table: str) -> None:
+    """``PRAGMA quick_check`` of ``table`` (its tree and indexes), or of the whole file ("")."""
+    problems = [_text(row[0]) for row in conn.execute(f"PRAGMA quick_check{f'({table})' if table else ''}").fetchall()]
+    if problems != ["ok"]:
+        raise _Unusable(Damage.CORRUPT, f"is damaged ({'; '.join(problems[:3])})")
+
+
+def _check_games(conn: sqlite3.Connection, version: int, bounded: bool, deep: bool) -> None:
+    """The games' rows (of the games a start reads when ``bounded``, else all) and the
+    entries of the games a start reads (of all with ``deep``); see :func:`_check`."""
+    checked = version >= 2  # (rows carry checksums from schema 2 on)
+    counted = version >= COUNTED_FROM
+    where, params = "", []
+    if bounded:
+        (latest,) = conn.execute("SELECT MAX(id) FROM games").fetchone()
+        unfinished = {i for (i,) in conn.execute("SELECT id FROM games WHERE finished IS NULL").fetchall()}
+        params = sorted(({latest} if latest is not None else set()) | unfinished)[-2:]
+        where = f" WHERE id IN ({','.join('?' * len(params))})"
+    games = conn.execute(
+        f"SELECT id, meta, result, started, finished, {'crc' if checked else 'NULL'},"
+        f" {'entry_count, entry_chain' if counted else 'NULL, NULL'},"
+        " typeof(id) || typeof(meta) || typeof(started) || iif(finished IS NULL, '', typeof(finished))"
+        f" {'|| typeof(entry_count) || typeof(entry_chain)' if counted else ''}"
+        f" FROM games{where} ORDER BY id", params
+    ).fetchall()
+    counts = b"integerinteger" if counted else b""
+    for game_id, meta, result, started, finished, crc, _count, _chain, types in games:
+        if types != b"integertexttext" + (b"" if finished is None else b"text") + counts:
+            raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id!r} holds values of the wrong type")
+        if crc is not None and crc != game_crc(game_id, started, meta, finished, result):
+            raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} does not match its checksum")
+        _object(meta, f"game {game_id} meta data")
+        if result is not None:
+            _object(result, f"game {game_id} result")
+        for value, what in ((started, "start"), (finished, "end")):
+            if value is not None and not _is_time(_text(value, strict=f"game {game_id}'s {what} time")):
+                raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id}'s {what} time is {value[:40]!r}")
+    tallies = {g[0]: (g[6], g[7]) for g in games}
+    if counted and not bounded:  # every game's count against a whole scan (a cut page, a key that hides rows)
+        scanned = dict(conn.execute("SELECT game_id, COUNT(*) FROM entries GROUP BY game_id").fetchall())
+        for game_id, (count, _) in tallies.items():
+            if scanned.get(game_id, 0) != count:
+                raise _Unusable(
+                    Damage.CORRUPT,
+                    f"is damaged: game {game_id} was written with {count} entries, and {scanned.get(game_id, 0)} are found",
+                )
+    ids = {games[-1][0]} if games else set()
+    ids |= {g[0] for g in games if g[4] is None}
+    for game_id in sorted(tallies) if deep else sorted(ids)[-2:]:
+        _check_entries(conn, game_id, checked, tallies[game_id] if counted else None)
+
+
+def _check_entries(conn: sqlite3.Connection, game_id: int, checked: bool, tally: tuple[int, int] | None) -> None:
+    """Each entry of ``game_id`` as written, and all of them its ``tally`` (count, chain);
+    without one (before schema 5), as many as a whole scan finds."""
+    rows = conn.execute(
+        f"SELECT seq, kind, payload, at, {'crc' if checked else 'NULL'},"
+        " typeof(kind) || typeof(payload) || typeof(at) FROM entries"
+        " WHERE game_id = ? ORDER BY seq", (game_id,)
+    ).fetchall()
+    chain = 0
+    for seq, kind, payload, at, crc, types in rows:
+        if types != b"texttextreal":  # (a bit of a value's type changed: text read as a blob)
+            raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} entry {seq} holds values of the wrong type")
+        computed = entry_crc(game_id, seq, kind, payload, at)
+        if crc is not None and crc != computed:
+            raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id} entry {seq} does not match its checksum")
+        chain = chain_crc(chain, computed)
+        _text(kind, strict=f"game {game_id} entry {seq}")
+        _object(payload, f"game {game_id} entry {seq}")
+    if tally is not None:
+        count, stored = tally
+        if count != len(rows):
+            raise _Unusable(
+                Damage.CORRUPT, f"is damaged: game {game_id} was written with {count} entries, and {len(rows)} are found"
+            )
+        if stored != chain:
+            raise _Unusable(Damage.CORRUPT, f"is damaged: game {game_id}'s entries are not all as written (its chain differs)")
+        return
+    # A key changed on the card: quick_check does not check the order of keys, and the
+    # read by game above (a search of the tree) then misses rows a whole scan finds.
+    (scanned,) = conn.execute("SELECT COUNT(*) FROM entries WHERE +game_id = ?", (game_id,)).fetchone()
+    if scanned != len(rows):
+        raise _Unusable(
+            Damage.CORRUPT, f"is damaged: game {game_id} has {scanned} entries, of which {len(rows)} can be found"
+        )
 
 
 def _schema_of(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
@@ -1207,14 +1436,20 @@ def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    """Apply the missing migrations, each with its version bump in one transaction."""
+    """Apply the missing migrations, each with its version bump in one transaction; then give
+    back the pages a migration freed (schema 4 drops a table), so the file is laid out as a
+    clean stop's bounded check wants it (no free pages)."""
+    migrated = False
     while True:
         conn.execute("BEGIN IMMEDIATE")
         try:
             (version,) = conn.execute("PRAGMA user_version").fetchone()  # again, under the lock
             if version >= len(MIGRATIONS):
                 conn.rollback()
+                if migrated and conn.execute("PRAGMA freelist_count").fetchone()[0]:
+                    conn.execute("VACUUM")
                 return
+            migrated = True
             MIGRATIONS[version](conn)
             conn.execute(f"PRAGMA user_version = {int(version) + 1}")
             conn.commit()
@@ -1225,6 +1460,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
 
 
 __all__ = [
+    "COUNTED_FROM",
     "JOURNAL_NAME",
     "MIGRATIONS",
     "SCHEMA_VERSION",

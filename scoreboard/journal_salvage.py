@@ -156,7 +156,7 @@ def _copy(db: Path) -> Iterator[Path]:
 
 def _games(conn: sqlite3.Connection) -> list[tuple[object, ...]]:
     """The rows of ``games``; one by one when the table cannot be read whole."""
-    query = f"SELECT id, started, meta, finished, result, {_crc(conn, 'games')} FROM games"
+    query = f"SELECT id, started, meta, finished, result, {_crc(conn, 'games')}, {_count(conn)} FROM games"
     try:
         return conn.execute(query + " ORDER BY id").fetchall()
     except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
@@ -185,8 +185,18 @@ def _crc(conn: sqlite3.Connection, table: str) -> str:
     return "crc" if "crc" in columns or b"crc" in columns else "NULL"
 
 
+def _count(conn: sqlite3.Connection) -> str:
+    """The column of the games' count of entries to select (``NULL`` before schema 5)."""
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(games)").fetchall()}
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+        _damage_only(e)
+        return "NULL"
+    return "entry_count" if "entry_count" in columns or b"entry_count" in columns else "NULL"
+
+
 def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> SalvagedGame | None:
-    game_id, started, meta, finished, result, crc = row
+    game_id, started, meta, finished, result, crc, count = row
     started_text, meta_text = _text(started), _json(meta)
     if not isinstance(game_id, int) or started_text is None or meta_text is None:
         return None
@@ -197,6 +207,10 @@ def _game(conn: sqlite3.Connection, row: tuple[object, ...]) -> SalvagedGame | N
     if finished_text is not None and result_text is None:
         result_text = json.dumps({"abandoned": "its result could not be read from a damaged journal"})
     entries, total, left_out, cut_at = _entries(conn, game_id)
+    if isinstance(count, int) and not isinstance(count, bool) and count > total:  # rows the reads no longer find
+        total = count
+        if cut_at is None:
+            cut_at = max([seq for seq, *_ in entries] + left_out, default=0) + 1
     return SalvagedGame(
         game_id, started_text, meta_text, finished_text, result_text if finished_text else None,
         tuple(entries), total if total != len(entries) else None, tuple(left_out), cut_at,

@@ -146,7 +146,11 @@ def _control_channel(config: Config, hardware: Hardware, closing: ExitStack) -> 
     from scoreboard.play.channel import TableChannel
     from scoreboard.play.view import table_view
 
-    channel = TableChannel(simulation.control, hardware.pins, len(config.player_names()), table_view)
+    # a click's press and release may reach the socket close together on a loaded machine: the pin
+    # stays closed past the debounce, so the service sees the press
+    shortest = config.buttons.debounce_ms / 1000 + 0.07
+    channel = TableChannel(simulation.control, hardware.pins, len(config.player_names()), table_view,
+                           min_press_s=shortest)
     channel.open()
     closing.callback(channel.close)
     return channel

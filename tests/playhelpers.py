@@ -193,6 +193,11 @@ class Hands:
         x, y = self._centre(where)
         self.page.mouse.move(x, y)
         self.page.mouse.down()
+        # held from when the service has closed the pin, not from when the page sent it: on a
+        # loaded machine a press sent 0.2 s before its release could reach the pin a moment
+        # before the release and be taken as a bounce
+        self.wait("play.answers.length && play.answers[play.answers.length - 1].id === play.nextId - 1",
+                  f"{button} pressed")
         time.sleep(max(hold, 0.2))
         self.page.mouse.up()
         self.wait("play.answers.length && play.answers[play.answers.length - 1].id === play.nextId - 1",

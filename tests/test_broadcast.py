@@ -27,6 +27,7 @@ from test_service import Clock, mirror_into
 from drivers.buttons.logic import Role
 from drivers.display.oled import Display
 from mqtthelpers import EVENT, Cut, HubRig, board_config, running_broker, running_tls_broker, wait_for
+from scoreboard.broadcast.messages import ResendMessage, encode
 from scoreboard.broadcast.publisher import Publisher, connect_client
 from scoreboard.export_cli import game_to_gcg
 from scoreboard.hub.broker import Broker
@@ -199,7 +200,7 @@ def test_a_restarted_board_publishes_from_its_cursor_and_the_hub_drops_doubles(t
     table.opening()
     wait_for(lambda: first.idle(), why="the opening taken by the broker")
     with sqlite3.connect(tmp_path / "t1" / "journal.db") as db:
-        cursor = db.execute("SELECT game_id, seq FROM broadcast").fetchall()
+        cursor = db.execute("SELECT game_id, seq FROM broadcast_cursor WHERE event = ?", (EVENT,)).fetchall()
     assert cursor == [(1, table.journal.latest().entries)]  # type: ignore[union-attr]
     cut.down()
     table.passes(4)  # the game ends while the board cannot publish ...
@@ -245,21 +246,60 @@ def test_a_board_publishing_to_another_boards_topics_is_refused_and_keeps_its_re
         time.sleep(0.3)
         assert "t2" not in hub.hub.tables or not hub.hub.tables["t2"].games
         with sqlite3.connect(tmp_path / "x" / "journal.db") as db:
-            assert db.execute("SELECT COUNT(*) FROM broadcast WHERE game_id = 1").fetchone() == (0,)  # nothing lost
+            assert db.execute("SELECT COUNT(*) FROM broadcast_cursor WHERE game_id = 1").fetchone() == (0,)  # nothing lost
     finally:
         table.close()
+        hub.stop()
+
+
+def test_a_boards_credentials_cannot_take_over_another_clients_session(tmp_path: Path, broker: Broker) -> None:
+    """The broker makes each client's id its user name (``use_username_as_clientid``): t1's
+    credentials with the hub's or t2's client id (as they were, or their user names) are
+    client t1, and neither the hub nor t2 is hung up on."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    hub = HubRig(broker, tmp_path / "hub").start()
+    board = started(publisher(broker, tmp_path / "t2", table="t2"))
+    drops: list[str] = []
+    for name, client in (("hub", hub.ingest.client), ("t2", board._client)):
+        assert client is not None
+        inner = client.on_disconnect
+
+        def dropped(*args: object, inner: object = inner, name: str = name) -> None:
+            drops.append(name)
+            inner(*args)  # type: ignore[operator]
+
+        client.on_disconnect = dropped
+    try:
+        wait_for(lambda: board.connected, why="t2 to connect")
+        for client_id in ("hub", "hub-open", "t2", "board-open-t2"):
+            intruder = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+            intruder.username_pw_set("t1", broker.passwords["t1"])
+            intruder.connect("127.0.0.1", broker.port, keepalive=5)
+            intruder.loop_start()
+            try:
+                wait_for(intruder.is_connected, why=f"the intruder as {client_id!r} to connect")
+                time.sleep(0.3)  # (a takeover hangs up on the other at once)
+            finally:
+                intruder.disconnect()
+                intruder.loop_stop()
+        assert drops == [] and hub.ingest.connected.is_set() and board.connected
+    finally:
+        board.stop(0)
         hub.stop()
 
 
 def test_malformed_and_forged_messages_are_refused_by_the_hub_and_lose_nothing(tmp_path: Path, broker: Broker) -> None:
     hub = HubRig(broker, tmp_path / "hub").start()
     table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1")))
-    raw = connect_client("raw-t1", "t1", broker.passwords["t1"], "")
+    # (t2's credentials: t1's would be client t1 too, and the broker would hang up on the table)
+    raw = connect_client("raw-t2", "t2", broker.passwords["t2"], "")
     raw.connect("127.0.0.1", broker.port)
     raw.loop_start()
     try:
         table.opening()
-        base = f"scoreboard/{EVENT}/t1"
+        base = f"scoreboard/{EVENT}/t2"
         bad = [
             (f"{base}/records", b"\xff\xfe not utf-8"),
             (f"{base}/records", b"{not json"),
@@ -519,3 +559,91 @@ def test_a_hub_with_an_unusable_tls_ca_exits_2_naming_it(tmp_path: Path, capsys:
                  "--set", f"hub.data_dir={tmp_path / 'hub'}"])
     err = capsys.readouterr().err
     assert code == 2 and "hub.tls_ca" in err and str(ca) in err and "Traceback" not in err
+
+
+def test_a_games_tail_the_broker_lost_after_its_pubacks_is_asked_for_once_the_board_moved_on(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """The broker took the end of game 1 (the cursor moved on) and was killed before the hub,
+    away, got it; the board has since started game 2, which its retained state names. The
+    state lists the event's games with how much of each the broker took: the hub asks for the
+    rest of game 1, its result included."""
+    hub = HubRig(broker, tmp_path / "hub").start()
+    table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1")))
+    p = table.publisher
+    assert p is not None
+    try:
+        table.opening()
+        wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get(1) and g.games[1].applied >= 5,
+                 why="the opening on the hub")
+        hub.stop()  # the hub away: the broker queues the rest for its session ...
+        table.passes(4)
+        expected = table.gcg()
+        wait_for(p.idle, why="game 1 taken by the broker, its result too")
+        broker.kill()  # ... and loses it all
+        broker.start()
+        first = table.journal.latest()
+        assert first is not None and first.finished is not None
+        entries = table.journal.entries(first.id)  # game 2: the same game again (a table playing on)
+        second = table.journal.start_game(first.meta, [(e.kind, e.payload, e.at) for e in entries[:6]])
+        p.journaled(second, range(1, 7))
+        assert table.service.state is not None
+        p.table(table.service.state, second, 6)
+        wait_for(lambda: p.idle() and p._state_sent and (p._state_last[1] or {}).get("game") == second,
+                 why="game 2 and the state naming it taken")
+        hub = HubRig(broker, tmp_path / "hub").start()  # back: its game 1 stopped at the opening
+        wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=20, why="the rest of game 1 asked for")
+        game = hub.hub.tables["t1"].games[1]
+        wait_for(lambda: game.result is not None and game.applied == first.entries, why="game 1's result")
+        assert game.result == {"finished": first.finished, "result": first.result}
+        wait_for(lambda: (g := hub.hub.tables["t1"].games.get(2)) is not None and g.applied == 6, why="game 2")
+        assert not game.flags
+    finally:
+        table.close()
+        hub.stop()
+
+
+def test_a_spare_board_at_the_same_table_is_another_journal_on_the_hub(tmp_path: Path, broker: Broker) -> None:
+    """Board A plays an opening at t1 and is carried off; a spare board, set up as t1 with a
+    journal of its own that numbers its games from 1 too, plays a game there. The hub keeps
+    the two apart (t1-1, t1-2), each equal to its own journal; a resend naming A's journal is
+    ignored by the spare."""
+    hub = HubRig(broker, tmp_path / "hub").start()
+    a = Table(tmp_path / "a", started(publisher(broker, tmp_path / "a", flush_s=0)))
+    a.opening()
+    gcg_a, entries_a, journal_a = a.gcg(), a.journal.latest().entries, a.journal.identity()  # type: ignore[union-attr]
+    wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get(1) and g.games[1].applied == entries_a,
+             why="board A's opening on the hub")
+    a.close()
+
+    def whole_gcg(number: int) -> str:  # (racks too: game 1 is not over, the pages hide them)
+        game = hub.hub.tables["t1"].games[number]
+        return game.gcg(game.applied, racks=True)
+
+    b = Table(tmp_path / "b", started(publisher(broker, tmp_path / "b")))
+    try:
+        assert journal_a != b.journal.identity()
+        b.opening()
+        b.passes(4)
+        gcg_b = b.gcg()
+        assert gcg_b != gcg_a
+        wait_for(lambda: hub_gcg(hub, "t1-2") == gcg_b, why="the spare's game as the table's second")
+        assert whole_gcg(1) == gcg_a and whole_gcg(2) == gcg_b
+        games = hub.hub.tables["t1"].games
+        assert [(g.journal, g.game) for g in games.values()] == [(journal_a, 1), (b.journal.identity(), 1)]
+        assert not any(g.flags for g in games.values())
+        p = b.publisher
+        assert p is not None
+        wait_for(p.idle, why="the spare's game taken")
+        acked = p.acked_count
+        hub.ingest.client.publish(hub.hub.topics.board("t1", "resend"),
+                                  encode(ResendMessage(1, 1, journal_a)), qos=1).wait_for_publish(5)
+        hub.ingest.client.publish(hub.hub.topics.board("t1", "resend"),
+                                  encode(ResendMessage(1, 5, b.journal.identity())), qos=1).wait_for_publish(5)
+        again = b.journal.latest().entries - 4 + 1  # type: ignore[union-attr]  # (from 5 on, and the result)
+        wait_for(lambda: p.acked_count - acked >= again, why="the spare's own game sent again")
+        time.sleep(0.5)
+        assert p.acked_count - acked == again  # (not A's game: the spare's game 1 from 1)
+    finally:
+        b.close()
+        hub.stop()

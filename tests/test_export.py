@@ -326,14 +326,14 @@ def test_archive_takes_the_archived_games_publish_cursor_with_them(state: Path, 
         ids = [journal_game(journal, {"rules": "de", "players": ["A", "B"], "first": 0}, []) for _ in range(3)]
         for game_id in ids:
             journal.finish(game_id, {"termination": "out", "rows": [], "winners": [0]})
-    published = PublishLog(state / JOURNAL_NAME)
+    published = PublishLog(state / JOURNAL_NAME, "open")
     try:
         published.save({g: Mark(0, "x") for g in ids})
     finally:
         published.close()
     code, out, err = export(capsys, state, "--archive", str(state.parent / "archive"))
     assert code == 0 and "archived 2 finished games into" in out, err
-    published = PublishLog(state / JOURNAL_NAME)
+    published = PublishLog(state / JOURNAL_NAME, "open")
     try:
         assert set(published.marks()) == {ids[2]}
     finally:

@@ -7,7 +7,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import sqlite3
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_broadcast import Table
@@ -15,16 +18,28 @@ from test_broadcast import Table
 from scoreboard.broadcast.cursor import Mark, PublishLog
 from scoreboard.broadcast.messages import (
     BadMessage,
+    Listed,
     RecordMessage,
+    ResendMessage,
     StateMessage,
     Topics,
     decode_record,
     decode_resend,
+    decode_state,
     encode,
 )
 from scoreboard.cli import main
-from scoreboard.hub.core import GAP_WAIT_S, Hub
-from scoreboard.hub.setup import HUB_USER, Setup, SetupError, acl_text, password_hash, table_names, write_setup
+from scoreboard.hub.core import GAP_WAIT_S, Hub, Resend
+from scoreboard.hub.setup import (
+    HUB_USER,
+    Setup,
+    SetupError,
+    acl_text,
+    password_hash,
+    table_names,
+    write_setup,
+)
+from scoreboard.journal import Journal
 
 TOPICS = Topics("scoreboard", "open")
 REC = "scoreboard/open/t1/records"
@@ -37,7 +52,7 @@ def played(folder: Path) -> tuple[list[RecordMessage], str]:
     table.passes(4)
     gcg = table.gcg()
     table.close()
-    log = PublishLog(folder / "journal.db")
+    log = PublishLog(folder / "journal.db", "open")
     items = log.pending({}, 10_000)
     log.close()
     return [i.message for i in items], gcg
@@ -59,7 +74,7 @@ def test_records_out_of_order_wait_for_the_gap_and_doubles_are_dropped(
     g = hub.tables["t1"].games[1]
     assert g.applied == 0 and g.gap_since == 2.0
     assert hub.resends(2.0 + GAP_WAIT_S - 0.1) == []
-    assert hub.resends(2.0 + GAP_WAIT_S) == [("t1", 1, 1)]  # asked for from seq 1
+    assert hub.resends(2.0 + GAP_WAIT_S) == [Resend("t1", first.journal, 1, 1)]  # asked for from seq 1
     assert hub.resends(2.0 + GAP_WAIT_S + 1) == []  # (not again at once)
     hub.receive(REC, encode(first), 3.0)
     assert g.applied == 2 and g.gap_since is None
@@ -81,10 +96,10 @@ def test_the_engine_flags_a_record_it_refuses_and_scores_that_differ(
     for r in records[:4]:
         hub.receive(REC, encode(r), 1.0)
     g = hub.tables["t1"].games[1]
-    state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0)
+    state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0, records[0].journal)
     hub.receive("scoreboard/open/t1/state", encode(state), 1.5)
     assert any("the board says [999, 0]" in f.what for f in g.flags)
-    forged = RecordMessage(1, g.applied + 1, "command", {"type": "pass", "player": 7}, 0.0)
+    forged = RecordMessage(1, g.applied + 1, "command", {"type": "pass", "player": 7}, 0.0, journal=g.journal)
     hub.receive(REC, encode(forged), 2.0)
     assert any(f.seq == forged.seq and "refuses" in f.what for f in g.flags)
     assert hub.summary("t1", 3.0)["game"]["flags"]  # shown on the pages
@@ -157,7 +172,7 @@ def test_the_cursor_orders_games_entries_and_results_and_starts_at_the_current_g
     table.opening()
     table.passes(4)
     table.close()
-    log = PublishLog(tmp_path / "journal.db")
+    log = PublishLog(tmp_path / "journal.db", "open")
     items = log.pending({}, 1000)
     kinds = [i.message.kind for i in items]
     assert kinds[0] == "$start" and kinds[-1] == "$result" and "command" in kinds
@@ -184,6 +199,7 @@ def test_setup_writes_users_an_acl_and_each_boards_section(tmp_path: Path, capsy
     assert (out / "boards" / "table-02.toml").stat().st_mode & 0o077 == 0
     conf = (out / "mosquitto.conf").read_text()
     assert "allow_anonymous false" in conf and f"acl_file {out.resolve() / 'acl'}" in conf
+    assert conf.index("listener 1883") < conf.index("use_username_as_clientid true")  # (a listener's setting)
     acl = (out / "acl").read_text()
     assert "user table-03\ntopic write scoreboard/open/table-03/records" in acl
     assert main(["hub", "setup", "--event", "open", "--count", "3", "--out", str(out)]) == 2  # kept: --force
@@ -226,7 +242,7 @@ def test_records_without_their_games_start_ask_for_it(tmp_path: Path, game: tupl
     hub = Hub(TOPICS, tmp_path)
     for r in records[1:]:
         hub.receive(REC, encode(r), 1.0)  # the start was lost
-    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 1, 0)]  # asked for from the start
+    assert hub.resends(1.0 + GAP_WAIT_S) == [Resend("t1", records[0].journal, 1, 0)]  # asked for from the start
     hub.receive(REC, encode(records[0]), 5.0)
     assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games[1].gap_since is None
     hub.close()
@@ -236,7 +252,7 @@ def test_a_state_naming_a_game_the_hub_has_nothing_of_asks_for_all_of_it(tmp_pat
     hub = Hub(TOPICS, tmp_path)  # a hub started after the board's game (its retained state arrives)
     hub.receive("scoreboard/open/t1/state", encode(StateMessage(4, 17, {"scores": [10, 0]}, 0.0)), 1.0)
     assert hub.resends(1.0) == []
-    assert hub.resends(1.0 + GAP_WAIT_S) == [("t1", 4, 0)]
+    assert hub.resends(1.0 + GAP_WAIT_S) == [Resend("t1", None, 4, 0)]
     assert hub.resends(2.0 + GAP_WAIT_S) == []  # (not again at once)
     hub.close()
 
@@ -303,3 +319,450 @@ def test_a_play_challenged_off_is_not_the_last_play() -> None:
     game.play(1, Placement.from_gcg("8E", "ABEND", game.board, game.tile_set))
     stood = last_standing_play(game.events)
     assert stood is not None and stood.word == "ABEND"
+
+
+# --- the cursor per event (games played with publishing off, or for another event) ---------
+
+META = {"rules": "de", "players": ["A", "B"], "first": 0}
+
+
+def _game(journal: Journal, entries: int, finished: bool) -> int:
+    game = journal.start_game(META, [("k", {"n": n}, float(n)) for n in range(entries)])
+    if finished:
+        journal.finish(game, {"termination": "out", "rows": [], "winners": [0]})
+    return game
+
+
+def _pending(db: Path, event: str) -> list[tuple[int, int | None]]:
+    log = PublishLog(db, event)
+    try:
+        log.start_here()
+        return [(i.message.game, i.message.seq) for i in log.pending(log.marks(), 1000)]
+    finally:
+        log.close()
+
+
+def test_a_new_event_takes_the_games_finished_before_and_the_same_event_loses_nothing(tmp_path: Path) -> None:
+    """Event A with publishing on (game 1 not wholly taken by the broker), home games with
+    publishing off (2, 3), game 4 in progress when the board is set up for event B: B gets
+    game 4 from its start and nothing of the others; off and on again within B, the games
+    finished meanwhile are published; back to A, A's own leftovers only."""
+    with Journal.open(tmp_path) as journal:
+        db = journal.path
+        first = _game(journal, 3, finished=False)
+        log = PublishLog(db, "A")
+        log.start_here()
+        assert [(i.message.game, i.message.seq) for i in log.pending(log.marks(), 100)] == [(1, 0), (1, 1), (1, 2), (1, 3)]
+        log.save({first: Mark(2)})  # the broker took up to seq 2; then publishing is off
+        log.close()
+        journal.finish(first, {"termination": "out", "rows": [], "winners": [0]})
+        _game(journal, 2, finished=True)
+        _game(journal, 2, finished=True)
+        _game(journal, 2, finished=False)
+        assert _pending(db, "B") == [(4, 0), (4, 1), (4, 2)]  # (before: games 1, 2 and 3 too)
+        log = PublishLog(db, "B")
+        assert log.taken() == {1, 2, 3}
+        log.save({4: Mark(2)})
+        log.close()
+        journal.finish(4, {"termination": "out", "rows": [], "winners": [0]})
+        _game(journal, 1, finished=True)  # played in B with publishing off a while: still B's
+        assert _pending(db, "B") == [(4, None), (5, 0), (5, 1), (5, None)]
+        assert _pending(db, "A") == [(1, 3), (1, None)]  # back to A: its own leftover, not B's games
+    assert _pending(db, "A") == [(1, 3), (1, None)]  # (A is the latest event now: as it was)
+
+
+def test_a_legacy_cursor_of_no_event_leaks_nothing_into_the_first_event(tmp_path: Path) -> None:
+    with Journal.open(tmp_path) as journal:
+        db = journal.path
+        _game(journal, 2, finished=True)
+        _game(journal, 2, finished=True)
+        _game(journal, 1, finished=False)
+    with sqlite3.connect(db) as conn:  # what the migration made of a schema-3 cursor
+        conn.execute("INSERT INTO broadcast_cursor VALUES ('', 1, 2, NULL, 1)")
+    conn.close()
+    assert _pending(db, "open") == [(3, 0), (3, 1)]
+
+
+# --- journals told apart ------------------------------------------------------------------
+
+J1, J2 = "1" * 32, "2" * 32
+
+
+def test_games_of_two_journals_at_one_table_are_kept_apart_and_keep_their_numbers(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """A board's game 1 and a spare's game 1 at the same table (and a board that sends no
+    identity): three games, numbered as the hub first heard of them, the numbers kept when
+    the hub restarts; each GCG is its own journal's."""
+    records, gcg = game
+    short = records[:8]  # the spare's game 1: the same opening, cut short
+    alone = Hub(TOPICS, tmp_path / "alone")
+    for r in short:
+        alone.receive(REC, encode(r), 1.0)
+    short_gcg = alone.tables["t1"].games[1].gcg(7, racks=False)
+    alone.close()
+    hub = Hub(TOPICS, tmp_path / "hub")
+    for r in records:
+        hub.receive(REC, encode(replace(r, journal=J1)), 1.0)
+    for r in short:
+        assert hub.receive(REC, encode(replace(r, journal=J2)), 2.0) == "t1"  # (no double: another journal's)
+    for r in short[:3]:
+        hub.receive(REC, encode(replace(r, journal=None)), 3.0)  # (an old board: the anonymous journal)
+    feed = hub.tables["t1"]
+    assert [(n, g.journal, g.game) for n, g in feed.games.items()] == [(1, J1, 1), (2, J2, 1), (3, None, 1)]
+    assert hub.gcg("t1-1", 10.0) == gcg and hub.tables["t1"].games[2].gcg(7, racks=False) == short_gcg
+    assert [g["key"] for g in hub.games(10.0)] == ["t1-1", "t1-2", "t1-3"]
+    hub.close()
+    again = Hub(TOPICS, tmp_path / "hub")  # restarted: the numbers come back from the files
+    assert [(n, g.journal, g.game) for n, g in again.tables["t1"].games.items()] == [(1, J1, 1), (2, J2, 1), (3, None, 1)]
+    again.receive(REC, encode(replace(records[8], journal=J2)), 11.0)
+    assert again.tables["t1"].games[2].applied == 8 and again.gcg("t1-1", 20.0) == gcg
+    again.receive(REC, encode(replace(records[0], journal=J2, game=2)), 12.0)  # the spare's next game
+    assert again.tables["t1"].games[4].origin == (J2, 2)
+    again.close()
+
+
+def test_a_hub_folder_of_before_identities_keeps_its_games_as_the_anonymous_journals(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    for r in records:
+        hub.receive(REC, encode(replace(r, journal=None, game=5)), 1.0)
+    hub.close()
+    path = tmp_path / "open" / "t1" / "game-1.sqlite"
+    with sqlite3.connect(path) as conn:  # (a file of before: no origin, named by the board's game)
+        conn.execute("DELETE FROM game WHERE key = 'origin'")
+    conn.close()
+    path.rename(path.with_name("game-5.sqlite"))
+    again = Hub(TOPICS, tmp_path)
+    assert again.gcg("t1-5", 10.0) == gcg and again.tables["t1"].games[5].origin == (None, 5)
+    assert again.receive(REC, encode(replace(records[3], journal=None, game=5)), 11.0) is None  # a double
+    again.close()
+
+
+# --- a game's lost tail, asked for from the state's list -------------------------------------
+
+
+def test_a_state_listing_games_asks_for_what_the_hub_lacks_of_each_its_result_too(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    records, gcg = game
+    *body, result = [replace(r, journal=J1) for r in records]
+    last = body[-1].seq
+    assert result.kind == "$result" and last is not None
+    hub = Hub(TOPICS, tmp_path)
+    for r in body[:-2]:
+        hub.receive(REC, encode(r), 1.0)  # the broker lost the last two records and the result
+    state = "scoreboard/open/t1/state"
+    hub.receive(state, encode(StateMessage(2, 3, {}, 0.0, J1, (Listed(2, 3, False), Listed(1, last, True)))), 2.0)
+    assert hub.resends(2.0) == []  # (the hub waits: they may be on their way)
+    later = 2.0 + GAP_WAIT_S
+    assert hub.resends(later) == [Resend("t1", J1, 1, last - 1), Resend("t1", J1, 2, 0)]  # (before: game 2 alone)
+    hub.receive(REC, encode(body[-2]), 3.0)
+    hub.receive(REC, encode(body[-1]), 3.0)
+    hub.receive(state, encode(StateMessage(2, 3, {}, 0.0, J1, (Listed(2, 3, False), Listed(1, last, True)))), 4.0)
+    assert hub.resends(later + 10) == [Resend("t1", J1, 1, last + 1), Resend("t1", J1, 2, 0)]  # the result alone
+    hub.receive(REC, encode(result), 5.0)
+    for r in records[:4]:
+        hub.receive(REC, encode(replace(r, journal=J1, game=2)), 5.0)
+    assert hub.resends(later + 20) == [] and hub.gcg("t1-1", 10.0) == gcg
+    other = StateMessage(1, 0, {}, 0.0, J2, (Listed(1, 0, False),))  # another journal's state: its own games
+    hub.receive(state, encode(other), 6.0)
+    assert hub.resends(later + 30) == []
+    assert hub.resends(later + 30 + GAP_WAIT_S) == [Resend("t1", J2, 1, 0)]
+    hub.close()
+
+
+def test_the_journal_and_the_list_of_games_round_trip_and_old_messages_still_decode() -> None:
+    state = StateMessage(2, 3, {"x": 1}, 5.0, J1, (Listed(2, 3, False), Listed(1, 40, True)))
+    assert decode_state("s", encode(state)) == state
+    assert json.loads(encode(state))["games"] == [[2, 3, False], [1, 40, True]]
+    record = RecordMessage(3, 12, "command", {}, 1.0, None, J1)
+    assert decode_record(REC, encode(record)) == record
+    assert decode_resend("r", encode(ResendMessage(3, 4, J1))) == ResendMessage(3, 4, J1)
+    old = decode_state("s", b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0}')
+    assert (old.journal, old.games) == (None, ())
+    assert decode_resend("r", b'{"v": 1, "game": 3, "from": 4}').journal is None
+
+
+@pytest.mark.parametrize(
+    "payload, reason",
+    [
+        (b'{"v": 1, "journal": "ABC", "game": 2, "seq": 3, "view": {}, "sent": 0}', "journal 'ABC'"),
+        (b'{"v": 1, "journal": 7, "game": 2, "seq": 3, "view": {}, "sent": 0}', "journal 7"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": [[1, 2]]}', "games is not"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": [[0, 2, true]]}', "games is not"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": [[1, 2, 1]]}', "games is not"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": {"1": 2}}', "games is not"),
+        (b'{"v": 1, "game": 2, "seq": 3, "view": {}, "sent": 0, "games": ' + json.dumps([[1, 1, True]] * 65).encode() + b"}",
+         "games is not"),
+    ],
+)
+def test_a_bad_journal_or_list_of_games_is_refused(payload: bytes, reason: str) -> None:
+    with pytest.raises(BadMessage) as refused:
+        decode_state("s", payload)
+    assert reason in refused.value.reason
+    with pytest.raises(BadMessage):
+        decode_record(REC, b'{"v": 1, "journal": "' + b"g" * 32 + b'", "game": 1, "seq": 1, "kind": "command",'
+                      b' "payload": {}, "at": 0}')
+    with pytest.raises(BadMessage):
+        decode_resend("r", b'{"v": 1, "journal": "", "game": 1, "from": 1}')
+
+
+class FakeLoop:
+    """The pushes' timers, run by the test on its own clock (``now[0]``)."""
+
+    def __init__(self, now: list[float]) -> None:
+        self.now = now
+        self.timers: list[tuple[float, Any, tuple[Any, ...]]] = []
+
+    def is_closed(self) -> bool:
+        return False
+
+    def call_soon_threadsafe(self, callback: Any, *args: Any) -> None:
+        callback(*args)
+
+    def call_later(self, wait: float, callback: Any, *args: Any) -> None:
+        self.timers.append((self.now[0] + wait, callback, args))
+
+    def run_until(self, when: float) -> None:
+        """Advance the clock to ``when``, running each timer due on the way at its time."""
+        while due := sorted((t for t in self.timers if t[0] <= when), key=lambda t: t[0]):
+            at, callback, args = due[0]
+            self.timers.remove(due[0])
+            self.now[0] = max(self.now[0], at)
+            callback(*args)
+        self.now[0] = when
+
+
+def test_with_a_delay_pushes_come_when_each_record_is_shown_and_carry_nothing_later(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """Two records' batches 30 s apart, a 60 s delay: nothing is pushed before the first is
+    shown; its push names only its records (``taken``) and shows neither the second batch nor a
+    flag the second brought; the second batch's push comes 30 s later."""
+    pytest.importorskip("starlette", reason="starlette is missing: pip install 'scoreboard[play]'")
+    from scoreboard.hub.web import Page, Pusher
+
+    records, _ = game
+    now = [1000.0]
+    hub = Hub(TOPICS, tmp_path, delay=60.0)
+    pusher = Pusher(hub, clock=lambda: now[0])
+    loop = FakeLoop(now)
+    pusher.loop = loop  # type: ignore[assignment]
+    page = Page("table", "t1")
+    pusher.pages.add(page)
+    for r in records[:3]:  # the start, seq 1 and 2
+        hub.receive(REC, encode(r), 1000.0)
+    pusher.changed("t1", 1000.0)
+    loop.run_until(1030.0)
+    for r in records[3:6]:  # seq 3 to 5, and a command the engine refuses
+        hub.receive(REC, encode(r), 1030.0)
+    hub.receive(REC, encode(RecordMessage(1, 6, "command", {"type": "pass", "player": 7}, 0.0, 1030.5, records[0].journal)), 1030.0)
+    pusher.changed("t1", 1030.0)
+    assert page.queue.empty()  # (nothing before the delay)
+    loop.run_until(1059.9)
+    assert page.queue.empty()
+    loop.run_until(1060.0)
+    first = json.loads(page.queue.get_nowait())
+    assert [seq for seq, _ in first["taken"]] == [1, 2] and first["summary"]["game"]["seq"] == 2
+    assert first["summary"]["game"]["flags"] == [] and page.queue.empty()
+    assert hub.tables["t1"].games[1].flags
+    loop.run_until(1089.9)
+    assert page.queue.empty()
+    loop.run_until(1090.0)
+    second = json.loads(page.queue.get_nowait())
+    assert [seq for seq, _ in second["taken"]] == [3, 4, 5, 6] and second["summary"]["game"]["seq"] == 6
+    assert second["summary"]["game"]["flags"]
+    hub.close()
+
+
+def test_flags_and_refusals_are_shown_at_the_cutoff(tmp_path: Path, game: tuple[list[RecordMessage], str]) -> None:
+    records, _ = game
+    hub = Hub(TOPICS, tmp_path, delay=60.0)
+    for r in records[:4]:
+        hub.receive(REC, encode(r), 100.0)
+    hub.receive(REC, encode(RecordMessage(1, 4, "command", {"type": "pass", "player": 7}, 0.0, journal=records[0].journal)), 130.0)
+    hub.receive(REC, b"{not json", 130.0)
+    g = hub.tables["t1"].games[1]
+    hub.receive("scoreboard/open/t1/state", encode(StateMessage(1, g.applied, {"scores": [999, 0]}, 0.0, g.journal)), 140.0)
+    assert len(g.flags) == 2
+    for now, flags, refused in ((165.0, 0, 0), (190.0, 1, 1), (200.0, 2, 1)):
+        cutoff = hub.cutoff(now)
+        assert len(hub.summary("t1", cutoff)["game"]["flags"]) == flags
+        assert len(hub.games(cutoff)[0]["flags"]) == flags
+        assert hub.venue(cutoff)["refused"] == refused
+    hub.prune(500.0)
+    assert hub.venue(hub.cutoff(500.0))["refused"] == 1  # (counted still once pruned)
+    hub.close()
+
+
+def _feed(hub: Hub, records: list[RecordMessage]) -> list[float]:
+    """The records to ``hub`` 10 s apart, seq 3 after seq 4 (a gap): the times they arrived."""
+    order = list(range(len(records)))
+    order[3], order[4] = order[4], order[3]
+    times = []
+    for n, i in enumerate(order):
+        hub.receive(REC, encode(records[i]), 100.0 + 10 * n)
+        times.append(100.0 + 10 * n)
+    return times
+
+
+def _shown(hub: Hub, cutoff: float) -> tuple[object, ...]:
+    return hub.summary("t1", cutoff), hub.games(cutoff), hub.gcg("t1-1", cutoff), hub.standings(cutoff)
+
+
+def test_a_restarted_hub_shows_the_delayed_games_as_it_would_have_without_the_restart(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    records, _ = game
+    steady = Hub(TOPICS, tmp_path / "steady", delay=60.0)
+    _feed(steady, records)
+    restarted = Hub(TOPICS, tmp_path / "restarted", delay=60.0)
+    half = len(records) // 2
+    _feed(restarted, records[:half])  # (the records' order differs from _feed's only after the first five)
+    restarted.close()
+    back = Hub(TOPICS, tmp_path / "restarted", delay=60.0, clock=lambda: 100.0 + 10 * half)
+    for n in range(half, len(records)):
+        back.receive(REC, encode(records[n]), 100.0 + 10 * n)
+    end = 100.0 + 10 * len(records) + 60
+    for cutoff in [90.0, 100.0, 125.0, 130.0, 135.0, 140.0, 155.0] + [95.0 + 10 * n for n in range(len(records))] + [end]:
+        assert _shown(back, cutoff) == _shown(steady, cutoff), cutoff
+    # the pages were told of the records shown before the restart: after it only of the later ones
+    before = steady.tables["t1"].games[1].shown_seq(back.cutoff(100.0 + 10 * half))
+    assert before is not None and 0 < before < len(records) - 2
+    told = back.taken("t1", end)
+    assert [seq for seq, _ in told] == list(range(before + 1, len(records) - 1))
+    steady.close()
+    back.close()
+
+
+def test_racks_are_held_back_until_allowed_and_never_from_the_boards_state(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """``end`` (the default): racks hidden until the game is over at the cutoff; ``delayed``:
+    shown once the delay has passed, in the view and the GCG; the state's ``private`` racks
+    and its board are never kept nor shown."""
+    records, gcg = game
+    state = {"phase": "playing", "scores": [0, 0], "board": {"H8": {"letter": "H", "blank": False}},
+             "clock": {"used": [12.5, 3.0], "running": 1, "limit": 1500}, "challenge": {"by": [1]},
+             "private": {"racks": ["QXYZWVK", "JJJJJJJ"]}}
+    for racks in ("end", "delayed"):
+        hub = Hub(TOPICS, tmp_path / racks, delay=60.0, racks=racks)
+        for i, r in enumerate(records):
+            hub.receive(REC, encode(r), 100.0 + i)
+            hub.receive("scoreboard/open/t1/state", encode(StateMessage(1, r.seq or 0, state, 0.0)), 100.5 + i)
+        last = 100.0 + len(records) - 1
+        for now in (150.0, 165.0, 170.0, last + 60):
+            cutoff = hub.cutoff(now)
+            summary = hub.summary("t1", cutoff)
+            feed = json.dumps([hub.venue(cutoff), hub.games(cutoff)])
+            assert "QXYZWVK" not in feed and "private" not in feed and '"H8"' not in json.dumps(summary["state"] or {})
+            text = hub.gcg("t1-1", cutoff)
+            if now < 160.0:
+                assert summary["game"] is None and text is None  # nothing before the delay
+                continue
+            over = summary["game"]["over"]
+            shown = racks == "delayed" or over
+            assert (summary["game"]["racks"] is not None) == shown, (racks, now)
+            assert text is not None and ("HAUSTEN" in text) == shown, (racks, now)
+            assert summary["state"]["clock"]["used"] == [12.5, 3.0] and summary["state"]["challenge"] == {"by": [1]}
+            assert summary["state"]["age"] == 0.5  # (how long before the cutoff it came: the page's clock adds it)
+        assert hub.gcg("t1-1", hub.cutoff(last + 60)) == gcg
+        hub.close()
+
+
+def _get(app: Any, path: str) -> tuple[int, bytes]:
+    """A GET of ``path`` from the ASGI ``app`` (no client library)."""
+    import asyncio
+
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "headers": [], "http_version": "1.1", "scheme": "http", "server": ("hub", 80), "client": ("c", 1),
+             "root_path": ""}
+    asyncio.run(app(scope, receive, send))
+    return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def test_the_feed_and_the_gcg_are_served_as_of_the_cutoff(tmp_path: Path, game: tuple[list[RecordMessage], str]) -> None:
+    pytest.importorskip("starlette", reason="starlette is missing: pip install 'scoreboard[play]'")
+    from scoreboard.hub.web import Pusher, make_app
+
+    records, gcg = game
+    now = [0.0]
+    hub = Hub(TOPICS, tmp_path, delay=60.0)
+    app = make_app(Pusher(hub, clock=lambda: now[0]))
+    for i, r in enumerate(records):
+        hub.receive(REC, encode(r), 100.0 + i)
+    last = 100.0 + len(records) - 1
+    now[0] = 150.0
+    assert _get(app, "/games/t1-1.gcg")[0] == 404
+    feed = json.loads(_get(app, "/feed.json")[1])
+    assert feed["games"] == [] and feed["tables"][0]["game"] is None and feed["as_of"] == 90.0
+    now[0] = 165.0
+    status, body = _get(app, "/games/t1-1.gcg")
+    assert status == 200 and body.decode() != gcg and "HAUSTEN" not in body.decode()
+    feed = json.loads(_get(app, "/feed.json")[1])
+    assert feed["games"][0]["over"] is False and feed["tables"][0]["game"]["seq"] == 5 and feed["standings"] == []
+    now[0] = last + 60
+    assert _get(app, "/games/t1-1.gcg") == (200, gcg.encode())
+    feed = json.loads(_get(app, "/feed.json")[1])
+    assert feed["games"][0]["over"] is True and feed["standings"][0]["games"] == 1
+    hub.close()
+
+
+def test_a_challenge_is_published_at_once_and_its_ruling_too(tmp_path: Path) -> None:
+    """A challenge waits 0.4 s for its ruling: the state is published at once when a
+    challenge starts or ends (or the phase changes), not a second after the last one."""
+    from tablehelpers import rig
+
+    from drivers.buttons.logic import Role
+    from scoreboard.broadcast.messages import decode_state
+    from scoreboard.broadcast.publisher import Publisher
+    from scoreboard.config import BroadcastConfig
+
+    r = rig("de", 2, words=("HAUS",))
+    r.draw_first("AE")
+    r.deal({0: "HAUSTEN", 1: "ABENDRO"})
+    r.lay(0, "H8:H H9:A H10:U H11:S")
+    r.done(1)
+    laid = r.state
+    r.press(2, Role.CHALLENGE, read=False)
+    challenged = r.state
+    r.tick(1)
+    ruled = r.state
+
+    class Client:
+        def __init__(self) -> None:
+            self.states: list[dict[str, Any]] = []
+
+        def publish(self, topic: str, payload: bytes, qos: int = 0, retain: bool = False) -> object:
+            self.states.append(decode_state(topic, payload).view)
+            return None
+
+    from scoreboard.broadcast.cursor import PublishLog
+
+    with Journal.open(tmp_path) as journal:
+        db = journal.path
+    wall = [0.0]
+    p = Publisher(BroadcastConfig(enabled=True, event="open", table="t1"), db, wall=lambda: wall[0])
+    client = Client()
+    p._client, p._connected = client, True  # type: ignore[assignment]
+    p._log = PublishLog(db, "open")  # (the journal's identity goes with each state)
+    for at, state in ((0.0, laid), (0.3, challenged), (0.7, ruled)):
+        wall[0] = at
+        p.table(state, 1, 5)
+        p._publish_state()
+    assert [s["challenge"] for s in client.states] == [None, {"by": [1]}, None]
+    wall[0] = 0.8
+    p.table(ruled, 1, 5)
+    p._publish_state()
+    assert len(client.states) == 3  # (otherwise still at most once a second)

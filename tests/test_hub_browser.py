@@ -39,12 +39,14 @@ def test_a_scripted_game_shows_up_move_by_move_on_the_table_page(tmp_path: Path)
                 board = subprocess.Popen(
                     [sys.executable, "-m", "scoreboard.cli", "run", "--simulate", "--script", str(tmp_path / "game.txt"),
                      "--virtual-clock", "--out", str(tmp_path / "out"), "--set", f"paths.state_dir={tmp_path / 'state'}",
-                     "--set", "game.rules=de", "--set", 'game.players=["Anna", "Ben"]', *settings],
+                     "--set", "game.rules=de", "--set", 'game.players=["Anna", "Ben"]', "--set", "game.clock=60", *settings],
                     cwd=ROOT, stdout=log, stderr=log,
                 )
                 try:
                     page.wait_for_function("document.querySelectorAll('.cell.tile').length >= 4", timeout=120_000)
                     assert board.poll() is None, "the game was over before its first play showed"
+                    page.wait_for_selector(".players .clock[data-seat='1']")  # each player's clock, from the board's state
+                    assert page.locator(".players .clock").count() == 2
                     shown_mid = page.evaluate("window.hubTaken.length")
                     assert board.wait(timeout=180) == 0, (tmp_path / "board.log").read_text()[-2000:]
                 finally:
@@ -78,6 +80,7 @@ def test_a_scripted_game_shows_up_move_by_move_on_the_table_page(tmp_path: Path)
                 assert feed["games"][0]["over"] and feed["standings"][0]["games"] == 1
                 page.goto(f"{url}/")
                 page.wait_for_selector("#t-t1 .players li")
+                assert page.locator("#t-t1 .clock").count() == 2  # the clocks on the venue too
                 page.goto(f"{url}/standings")
                 page.wait_for_selector(".ranking tbody tr")
                 page.goto(f"{url}/overlay/t1")

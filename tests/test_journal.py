@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import resource
 import signal
 import sqlite3
@@ -94,7 +95,9 @@ def test_open_creates_a_wal_journal_with_full_sync_and_the_schema_version(tmp_pa
             assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
             assert other.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
             tables = {r[0] for r in other.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            assert tables == {"games", "entries", "broadcast"}  # broadcast: the publish cursor (schema 3)
+            # the publish cursor per event and the journal's identity (schema 4)
+            assert tables == {"games", "entries", "identity", "broadcast_events", "broadcast_cursor"}
+            assert re.fullmatch(r"[0-9a-f]{32}", journal.identity())
 
 
 def test_games_and_entries_round_trip_and_survive_a_reopen(tmp_path: Path) -> None:
@@ -500,6 +503,45 @@ def test_a_new_schema_version_is_one_migration_function(
     with raw(tmp_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION + 1,)
         assert "label" in [r[1] for r in conn.execute("PRAGMA table_info(games)")]
+
+
+def test_schema_4_gives_a_journal_of_schema_3_an_identity_and_keeps_its_cursor_as_of_no_event(tmp_path: Path) -> None:
+    """A journal that published before schema 4: it gets a random identity, and its cursor
+    (which knew no event) is kept as the event ``''``'s, taken as published."""
+    with sqlite3.connect(tmp_path / JOURNAL_NAME) as conn:
+        for migration in journal_module.MIGRATIONS[:3]:
+            migration(conn)
+        conn.execute("PRAGMA user_version = 3")
+        conn.execute("INSERT INTO games (id, started, meta, finished, result) VALUES (1, '2026-01-01T00:00:00+00:00',"
+                     " '{}', '2026-01-01T01:00:00+00:00', '{}')")
+        conn.execute("INSERT INTO broadcast (game_id, seq, finished) VALUES (1, 0, '2026-01-01T01:00:00+00:00')")
+    conn.close()
+    with Journal.open(tmp_path) as journal:
+        assert journal.recovered_from is None
+        identity = journal.identity()
+    assert re.fullmatch(r"[0-9a-f]{32}", identity)
+    with raw(tmp_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        assert conn.execute("SELECT * FROM broadcast_cursor").fetchall() == [("", 1, 0, "2026-01-01T01:00:00+00:00", 1)]
+    with Journal.open(tmp_path) as journal:
+        assert journal.identity() == identity  # (made once)
+    with Journal.open(tmp_path / "other") as other:
+        assert other.identity() != identity
+
+
+@pytest.mark.parametrize("bad", ["DELETE FROM identity", "UPDATE identity SET id = 'x'",
+                                 "INSERT INTO identity (id) SELECT id FROM identity"])
+def test_a_journal_without_one_identity_is_set_aside_and_its_games_kept(tmp_path: Path, bad: str) -> None:
+    with Journal.open(tmp_path) as journal:
+        journal.append(journal.start_game(META), "k", {"n": 1}, 0)
+        identity = journal.identity()
+    with raw(tmp_path) as conn:
+        conn.execute(bad)
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovery is not None and journal.recovery.kept.damage is Damage.CORRUPT
+        assert "identity" in journal.recovery.detail
+        assert [e.payload for e in journal.entries(1)] == [{"n": 1}]  # (salvaged)
+        assert journal.identity() != identity  # (a new journal: the hub takes it for another)
 
 
 @pytest.mark.parametrize("bad", ["'[1, 2'", "CAST(x'7b22223aff7d' AS TEXT)"], ids=["not JSON", "not UTF-8"])

@@ -134,7 +134,7 @@ def test_a_bad_request_is_an_error_with_its_problem(line: str, problem: ChannelP
 
 def test_presses_drive_the_pins_and_a_hangup_releases_them(where: Path) -> None:
     pins = buttons(2)
-    with TableChannel(where, pins, 2, views) as channel:
+    with TableChannel(where, pins, 2, views, min_press_s=0.0) as channel:
         assert stat.S_IMODE(os.stat(where).st_mode) == 0o600  # its owner's only
         a, b = Conn(where), Conn(where)
         assert a.ask("press 1 done") == {"kind": "ok", "request": "press 1 done"}
@@ -182,6 +182,36 @@ def test_a_button_held_too_long_is_released(where: Path) -> None:
         clock.now += MAX_HOLD_S + 1
         channel.table({"wake": 1})  # anything wakes the channel; its next look releases the button
         wait_for(lambda: not pins[ButtonId(1, Role.DONE)].low)
+        c.close()
+
+
+def test_a_release_close_behind_its_press_keeps_the_pin_closed_past_the_debounce(where: Path) -> None:
+    """A click whose press was held up reaches the socket just before its release: the pin stays
+    closed ``min_press_s`` from when it closed, so the service sees a press, not a bounce."""
+    pins, clock = buttons(2), Clock()
+    done = pins[ButtonId(1, Role.DONE)]
+    with TableChannel(where, pins, 2, views, clock=clock, min_press_s=0.1) as channel:
+        c = Conn(where)
+        assert c.ask("press 1 done")["kind"] == "ok"
+        clock.now += 0.03
+        assert c.ask("release 1 done")["kind"] == "ok"
+        assert done.low  # held back until 0.1 s after it closed
+        clock.now += 0.069
+        channel.table({"wake": 1})
+        assert c.ask("ping")["kind"] == "ok" and done.low
+        clock.now += 0.002
+        channel.table({"wake": 2})
+        wait_for(lambda: not done.low)
+        assert done.edges == ["low", "high"]
+        # a press again before the held-back release is carried out: one longer press
+        assert c.ask("press 1 done")["kind"] == "ok" and c.ask("release 1 done")["kind"] == "ok"
+        assert c.ask("press 1 done")["kind"] == "ok"
+        clock.now += 1.0
+        channel.table({"wake": 3})
+        assert c.ask("ping")["kind"] == "ok" and done.low
+        clock.now += 0.5
+        assert c.ask("release 1 done")["kind"] == "ok"  # held long enough: released at once
+        assert not done.low and done.edges == ["low", "high", "low", "high"]
         c.close()
 
 

@@ -16,6 +16,7 @@ from test_tally_resume import cut, on_service, one_play, state  # noqa: F401  (s
 
 from scoreboard.controller import FirstDraw, Lobby, Playing
 from scoreboard.journal import JOURNAL_NAME, Damage, Journal, JournalWriteError, WriteFailure
+from scoreboard.journal_crc import chain_crc, entry_crc
 from scoreboard.journal_format import ABANDONED_KEY, OTHER_KINDS
 from scoreboard.scripted import SCRIPT_KIND
 
@@ -31,14 +32,22 @@ def played_and_cut(state: Path, clock: Clock) -> tuple[Rig, int]:
 
 def damage(folder: Path, sql: str, *, checksums: bool = False) -> dict[str, bytes]:
     """Change the cut journal behind SQLite's checks; its files' bytes after. Without
-    ``checksums`` the rows have none, as in a journal written before schema 2: the change is
-    then only found when the game is read back."""
+    ``checksums`` the rows have none and the games' chains are taken over them as changed,
+    as in a journal written before schema 2 that was changed before it was brought up to
+    date (schema 5 chains the rows as it finds them): the change is then only found when
+    the game is read back."""
     conn = sqlite3.connect(folder / JOURNAL_NAME)
     try:
         conn.execute(sql)
         if not checksums:
             conn.execute("UPDATE entries SET crc = NULL")
             conn.execute("UPDATE games SET crc = NULL")
+            chains: dict[int, int] = {}
+            for game_id, seq, kind, payload, at in conn.execute(
+                "SELECT game_id, seq, kind, payload, at FROM entries ORDER BY game_id, seq"
+            ).fetchall():
+                chains[game_id] = chain_crc(chains.get(game_id, 0), entry_crc(game_id, seq, kind, payload, at))
+            conn.executemany("UPDATE games SET entry_chain = ? WHERE id = ?", [(c, g) for g, c in chains.items()])
         conn.commit()
     finally:
         conn.close()

@@ -14,8 +14,9 @@ from . import (
     core_bench,
     count_bench,
     engine_bench,
-    idle_bench,
     hub_bench,
+    idle_bench,
+    journal_bench,
     lexicon_bench,
     link_bench,
     long_game_bench,
@@ -31,6 +32,8 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
     ("lexicon", "load (mmap), memory added, lookup and prefix query per language", lexicon_bench.run),
     ("link", "board link frames parsed and decoded per second, 5% corrupted", link_bench.run),
     ("core", "undo at move 5 and 50 of a 4-player game, restore with 26 undos, --help against bare python", core_bench.run),
+    ("journal", "journal start (open, the game to resume read) with 1,000 finished games against 10; a Done's"
+     " append with its fsync", journal_bench.run),
     ("press", "Done press to rendered frame (turn controller + render), with and without the journal's fsync", press_bench.run),
     ("scan", "board controller scan model: full sweep and latency next to tiles", scan_model.run),
     ("service", "peak RSS of scoreboard run --simulate playing the demo game with PNG capture", service_bench.run),
@@ -42,7 +45,8 @@ BENCHMARKS: list[tuple[str, str, Callable[[], dict[str, float]]]] = [
      " first frame; projected onto a Pi Zero 2 W", count_bench.run),
     ("hub", "scoreboard hub with 50 and 200 boards (lightweight publishers replaying a journal at table speed and"
      " 2 real board services) on one Mosquitto: a record's journal commit on a board to the venue page in"
-     " Chromium (p50, p99 ms), the hub's CPU and peak memory, the broker's peak memory", hub_bench.run),
+     " Chromium (p50, p99 ms), the hub's CPU and peak memory, the broker's peak memory; the hub's memory"
+     " at a 900 s delay (its core on a virtual clock)", hub_bench.run),
     ("long", "RSS of scoreboard run --simulate over a 4-player game of 2 virtual hours, tiles sliding,"
      " the game clock running: at the start, the end and the peak (the GIF at exit included)", long_game_bench.run),
 ]

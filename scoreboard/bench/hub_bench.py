@@ -14,6 +14,16 @@ boards: when they publish). Figures: end-to-end latency p50 and p99 (ms), the p9
 :data:`STEADY_AFTER_S` on (every game starts in the first seconds, and the hub makes each a
 file), the real boards' p50, the hub's CPU (% of one core over the run) and peak memory
 (MiB), the broker's peak memory (MiB), records seen.
+
+With a broadcast delay the hub holds what it will show for that long: :func:`delay_memory`
+measures it at a 15-minute delay without a 15-minute run. A process of its own holds the
+hub's core (:class:`~scoreboard.hub.core.Hub`) and feeds it, on a virtual clock, what
+50 or 200 boards publish in :data:`DELAY_S` plus fifteen minutes (the demo's journal, game after
+game, a record every :data:`RECORD_EVERY_S` seconds per board with the table's state after
+each, the board's whole state as a real board sends it) while showing each change the delay
+after it arrived, as the pages do: the delay window is full and the games over by then are shown whole, the hub in
+its steady state.
+Figures: its peak memory (MiB) and what the window added to it.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BOARDS", "RECORD_EVERY_S", "REAL_BOARDS", "run"]
+__all__ = ["BOARDS", "DELAY_S", "REAL_BOARDS", "RECORD_EVERY_S", "delay_memory", "run"]
 
 BOARDS = (50, 200)
 REAL_BOARDS = 2
@@ -41,6 +51,7 @@ RECORD_EVERY_S = 4.0  # a busy table: a move every 20-30 s, five or six records 
 DURATION_S = float(os.environ.get("SCOREBOARD_HUB_BENCH_S", "45"))
 EVENT = "bench"
 STEADY_AFTER_S = 5.0  # the first seconds: every game starts at once (the hub makes a file per game)
+DELAY_S = 900.0  # a chess-style broadcast delay: the memory figures' window
 CHROMIUM = Path(os.environ.get("SCOREBOARD_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
@@ -52,11 +63,11 @@ class HubBenchError(RuntimeError):
 
 def recorded_game() -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
     """The demo's German game as a journal: its start (meta) and its entries (kind, payload)."""
+    from engine.events import Play
     from scoreboard.controller.records import Started
     from scoreboard.demo import demo_script
     from scoreboard.journal_format import encode_command, encode_meta
     from scoreboard.lexicons import open_lexicon
-    from engine.events import Play
 
     _, game = demo_script("de", ["Anna", "Ben"], open_lexicon("de"))
     meta = encode_meta(Started(game.profile.rules_line(), tuple(game.players), 0))
@@ -75,7 +86,13 @@ class Board:
 
     def __init__(self, table: str, password: str, port: int, meta: dict[str, Any],
                  entries: list[tuple[str, dict[str, Any]]], rng: random.Random) -> None:
-        from scoreboard.broadcast.messages import RecordMessage, StateMessage, StatusMessage, Topics, encode
+        from scoreboard.broadcast.messages import (
+            RecordMessage,
+            StateMessage,
+            StatusMessage,
+            Topics,
+            encode,
+        )
         from scoreboard.broadcast.publisher import connect_client
 
         self.encode, self.Record, self.State = encode, RecordMessage, StateMessage
@@ -328,6 +345,117 @@ def one_size(boards: int, folder: Path, meta: dict[str, Any], entries: list[tupl
     }
 
 
+def _states(meta: dict[str, Any], entries: list[tuple[str, dict[str, Any]]]) -> list[bytes]:
+    """The table's state after each record of the recorded game, as a board publishes it
+    (its board, scores, clocks; the racks under ``private``), encoded."""
+    from engine.game import Game
+    from scoreboard.broadcast.messages import StateMessage, encode
+    from scoreboard.controller.records import Committed
+    from scoreboard.journal_format import decode_entry, decode_meta, rules_of
+
+    started = decode_meta(meta)
+    game = Game(rules_of(started), started.players, rng=random.Random(0), first=started.first)
+    out = []
+    for seq in range(len(entries) + 1):
+        if seq:
+            kind, payload = entries[seq - 1]
+            if kind == "command":
+                committed = decode_entry(kind, payload, game.tile_set)
+                assert isinstance(committed, Committed)
+                game.apply(committed.command)
+        view = {
+            "phase": "over" if game.over else "playing", "profile": "de", "names": list(game.players), "seats": 2,
+            "turn": None if game.over else game.turn, "scores": game.scores(), "bag": len(game.bag),
+            "racks": [len(game.rack(p)) for p in range(2)],
+            "board": {sq.name(): {"letter": t.letter, "blank": t.blank} for sq, t in game.board.tiles()},
+            "window": None, "tally": None, "first_draw": None, "paused": False, "away": None, "mode": "idle",
+            "now": seq * 20.0, "clock": {"used": [seq * 9.5, seq * 9.0], "running": seq % 2, "limit": 1500.0},
+            "challenge": None, "private": {"racks": [game.rack(p) for p in range(2)]},
+        }
+        out.append(encode(StateMessage(1, seq, view, 0.0)))
+    return out
+
+
+def _delay_child(boards: int, delay: float) -> None:
+    """(In a process of its own.) Feed a hub's core ``boards`` boards' records and states for
+    ``delay`` + 900 virtual seconds, show each change ``delay`` after it arrived; print JSON:
+    the peak and the baseline RSS (MiB), records and states fed."""
+    import heapq
+    import json as json_
+
+    from scoreboard.broadcast.messages import RecordMessage, Topics, encode
+    from scoreboard.hub.core import Hub
+
+    meta, entries = recorded_game()
+    states = _states(meta, entries)
+    topics = Topics("scoreboard", EVENT)
+    folder = Path(tempfile.mkdtemp(prefix="hub-delay-"))
+    rng = random.Random(boards)
+    try:
+        baseline = _proc_status(os.getpid())["VmRSS"]
+        hub = Hub(topics, folder, delay=delay)
+        end = delay + 900.0
+        due: list[tuple[float, int, int, int]] = []  # (virtual time, board, game, seq) of each board's next record
+        for b in range(boards):
+            heapq.heappush(due, (rng.uniform(0, RECORD_EVERY_S), b, 1, 0))
+        shown: list[tuple[float, str]] = []  # (when, table): the pushes due
+        fed = [0, 0]
+        tick = 0.0
+        while due and due[0][0] < end:
+            now, b, game, seq = heapq.heappop(due)
+            table = f"table-{b + 1:03d}"
+            while tick <= now:  # the hub's timer and the pushes, on the virtual clock
+                while shown and shown[0][0] <= tick:
+                    _, name = heapq.heappop(shown)
+                    hub.summary(name, hub.cutoff(tick))
+                    hub.taken(name) if _takes_no_cutoff(hub) else hub.taken(name, hub.cutoff(tick))  # type: ignore[call-arg]
+                hub.prune(tick)
+                tick += 1.0
+            if seq == 0:
+                message = RecordMessage(game, 0, "$start", {"meta": meta, "started": "2026-12-02T00:00:00+00:00"}, 0.0)
+            else:
+                kind, payload = entries[seq - 1]
+                message = RecordMessage(game, seq, kind, payload, float(seq), now)
+            hub.receive(topics.board(table, "records"), encode(message), now)
+            state = states[seq].replace(b'"game":1,', f'"game":{game},'.encode(), 1)
+            hub.receive(topics.board(table, "state"), state, now)
+            fed[0] += 1
+            fed[1] += 1
+            heapq.heappush(shown, (now + delay, table))
+            if seq < len(entries):
+                heapq.heappush(due, (now + rng.expovariate(1.0 / RECORD_EVERY_S), b, game, seq + 1))
+            else:  # the next game, after a minute
+                heapq.heappush(due, (now + 60.0, b, game + 1, 0))
+        peak = _proc_status(os.getpid())["VmHWM"]
+        hub.writer.stop()
+        print(json_.dumps({"peak": peak, "baseline": baseline, "records": fed[0], "states": fed[1]}))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _takes_no_cutoff(hub: Any) -> bool:
+    import inspect
+
+    return len(inspect.signature(hub.taken).parameters) == 1
+
+
+def delay_memory(sizes: tuple[int, ...] = BOARDS, delay: float = DELAY_S) -> dict[str, float]:
+    """Per size: the peak memory (MiB) of a hub's core holding ``delay`` seconds of the event
+    (a process of its own, on a virtual clock), and what the window added to it."""
+    figures: dict[str, float] = {}
+    for boards in sizes:
+        code = f"from scoreboard.bench.hub_bench import _delay_child; _delay_child({boards}, {delay!r})"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=1800, check=False)
+        if done.returncode != 0:
+            raise HubBenchError(f"the delayed hub's memory run failed: {done.stderr[-800:]}")
+        out = json.loads(done.stdout.strip().splitlines()[-1])
+        p = f"hub{boards}_delay{delay:.0f}"
+        figures[f"{p}_rss_mib"] = out["peak"]
+        figures[f"{p}_window_mib"] = out["peak"] - out["baseline"]
+        figures[f"{p}_records"] = float(out["records"])
+    return figures
+
+
 def run(sizes: tuple[int, ...] = BOARDS) -> dict[str, float]:
     from scoreboard.demo import short_demo_script
     from scoreboard.hub.broker import mosquitto_path
@@ -345,6 +473,7 @@ def run(sizes: tuple[int, ...] = BOARDS) -> dict[str, float]:
         for boards in sizes:
             (folder / str(boards)).mkdir()
             figures.update(one_size(boards, folder / str(boards), meta, entries, script))
+        figures.update(delay_memory(sizes))
         return figures
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,11 +1,20 @@
-"""The publish cursor, kept in the journal: what the broker has acknowledged of each game.
+"""The publish cursor, kept in the journal: what the broker has acknowledged of each game, per event.
 
-The journal's table ``broadcast`` (schema 3) holds, per game, the last entry the broker
-acknowledged (0: the game's start) and the finished time of the result it acknowledged.
+The journal's table ``broadcast_cursor`` (schema 4) holds, per event and game, the last
+entry the broker acknowledged (0: the game's start) and the finished time of the result it
+acknowledged; ``broadcast_events`` the events this journal has published to. When publishing
+starts for an event this journal has not published to, or comes back to one after
+publishing to another, the games finished before that have nothing in the event's cursor
+are taken as published (``taken``): an event covers the games played for it, not the home
+games played with publishing off nor another event's leftovers; a game in progress then is
+published from its start. Off and on again within the same event, it goes on from the
+cursor: nothing is lost.
+
 :class:`PublishLog` reads what is still to be published from the journal through its own
 connection (the service's is never waited on while the network is) and writes the cursor
 with ``synchronous=NORMAL``: a cursor lost in a power cut only sends a few records again,
-which the hub drops.
+which the hub drops. Every record carries the journal's identity (schema 4), by which the
+hub tells a table's journals apart.
 """
 
 from __future__ import annotations
@@ -47,16 +56,22 @@ class Item:
 
 
 class PublishLog:
-    """The journal ``db`` seen by the publisher."""
+    """The journal ``db`` seen by the publisher to ``event``."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, event: str) -> None:
         self.path = db
+        self.event = event
         try:
             self._conn = sqlite3.connect(db, timeout=10.0, isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.execute("SELECT 1 FROM broadcast LIMIT 1").fetchall()
+            self._conn.execute("SELECT 1 FROM broadcast_cursor LIMIT 1").fetchall()
+            row = self._conn.execute("SELECT id FROM identity LIMIT 1").fetchone()
         except sqlite3.Error as e:
             raise CursorError(db, str(e)) from None
+        if row is None or not isinstance(row[0], str):
+            raise CursorError(db, "the journal has no identity (schema 4)")
+        self.journal: str = row[0]
+        """The journal's identity, carried by every message."""
 
     def close(self) -> None:
         self._conn.close()
@@ -68,20 +83,31 @@ class PublishLog:
             raise CursorError(self.path, str(e)) from None
 
     def marks(self) -> dict[int, Mark]:
-        """The cursor: each game's mark (games not in it: nothing published)."""
-        return {g: Mark(seq, finished) for g, seq, finished in self._rows("SELECT game_id, seq, finished FROM broadcast")}
+        """The event's cursor: each game's mark (games not in it: nothing published)."""
+        rows = self._rows("SELECT game_id, seq, finished FROM broadcast_cursor WHERE event = ?", (self.event,))
+        return {g: Mark(seq, finished) for g, seq, finished in rows}
+
+    def taken(self) -> set[int]:
+        """The games taken as published when the event started (not the event's: never sent)."""
+        return {g for (g,) in self._rows("SELECT game_id FROM broadcast_cursor WHERE event = ? AND taken = 1", (self.event,))}
 
     def start_here(self) -> None:
-        """The first time publishing is on for this journal: the games finished before are
-        taken as published (an event covers the games played from now on)."""
+        """Publishing starts for the event: unless it is the event this journal published to
+        last, the games finished before that have nothing in its cursor are taken as published."""
         try:
             self._conn.execute("BEGIN IMMEDIATE")
-            (count,) = self._conn.execute("SELECT COUNT(*) FROM broadcast").fetchone()
-            if count == 0:
+            last = self._conn.execute("SELECT event, started FROM broadcast_events ORDER BY started DESC LIMIT 1").fetchone()
+            if last is None or last[0] != self.event:
                 self._conn.execute(
-                    "INSERT INTO broadcast (game_id, seq, finished) SELECT g.id,"
-                    " (SELECT COALESCE(MAX(seq), 0) FROM entries e WHERE e.game_id = g.id), g.finished"
+                    "INSERT INTO broadcast_cursor (event, game_id, seq, finished, taken) SELECT ?, g.id,"
+                    " (SELECT COALESCE(MAX(seq), 0) FROM entries e WHERE e.game_id = g.id), g.finished, 1"
                     " FROM games g WHERE g.finished IS NOT NULL"
+                    " AND g.id NOT IN (SELECT game_id FROM broadcast_cursor WHERE event = ?)",
+                    (self.event, self.event),
+                )
+                self._conn.execute(
+                    "INSERT INTO broadcast_events (event, started) VALUES (?, ?) ON CONFLICT (event) DO UPDATE"
+                    " SET started = excluded.started", (self.event, 1 if last is None else last[1] + 1),
                 )
             self._conn.execute("COMMIT")
         except sqlite3.Error as e:
@@ -94,9 +120,10 @@ class PublishLog:
         try:
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.executemany(
-                "INSERT INTO broadcast (game_id, seq, finished) VALUES (?, ?, ?) ON CONFLICT (game_id) DO UPDATE"
+                "INSERT INTO broadcast_cursor (event, game_id, seq, finished, taken) VALUES (?, ?, ?, ?, 0)"
+                " ON CONFLICT (event, game_id) DO UPDATE"
                 " SET seq = MAX(seq, excluded.seq), finished = COALESCE(excluded.finished, finished)",
-                [(g, m.seq, m.finished) for g, m in marks.items() if m.seq >= 0],
+                [(self.event, g, m.seq, m.finished) for g, m in marks.items() if m.seq >= 0],
             )
             self._conn.execute("COMMIT")
         except sqlite3.Error as e:
@@ -119,18 +146,18 @@ class PublishLog:
             seq = mark.seq
             if seq < 0:
                 body = {"meta": _json(meta), "started": started}
-                out.append(Item(RecordMessage(game_id, 0, START_KIND, body, 0.0), Mark(0, None)))
+                out.append(Item(RecordMessage(game_id, 0, START_KIND, body, 0.0, journal=self.journal), Mark(0, None)))
                 seq = 0
             rows = self._rows(
                 "SELECT seq, kind, payload, at FROM entries WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (game_id, seq, max(0, limit - len(out))),
             )
             for entry_seq, kind, payload, at in rows:
-                out.append(Item(RecordMessage(game_id, entry_seq, kind, _json(payload), at), Mark(entry_seq, None)))
+                out.append(Item(RecordMessage(game_id, entry_seq, kind, _json(payload), at, journal=self.journal), Mark(entry_seq, None)))
                 seq = entry_seq
             if seq >= last and finished is not None and mark.finished != finished and len(out) < limit:
                 body = {"finished": finished, "result": _json(result)}
-                out.append(Item(RecordMessage(game_id, None, RESULT_KIND, body, 0.0), Mark(seq, finished)))
+                out.append(Item(RecordMessage(game_id, None, RESULT_KIND, body, 0.0, journal=self.journal), Mark(seq, finished)))
             if len(out) >= limit:
                 break
         return out[:limit]

@@ -7,7 +7,10 @@ The thread reads what is not yet sent from the journal (:class:`~.cursor.Publish
 publishes it in order with QoS 1 (at most :data:`WINDOW` waiting for their PUBACK), and
 advances the publish cursor in the journal as the broker acknowledges: after a broker
 outage, a lost Wi-Fi or a restart it goes on from where the broker stopped taking. The
-hub drops what it already has (by game and seq) and asks for what it lacks (``resend``).
+hub drops what it already has (by journal, game and seq) and asks for what it lacks
+(``resend``): the retained state lists the event's latest games with how much of each the
+broker acknowledged, so a hub that lost a game's tail (a broker killed after its PUBACKs,
+an expired session) learns it even once the board has moved on to the next game.
 
 paho-mqtt (MQTT 5) runs the connection in its own thread and reconnects by itself; the
 broker's last will says the board is offline when the connection drops.
@@ -16,6 +19,7 @@ broker's last will says the board is offline when the connection drops.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import ssl
 import threading
@@ -37,7 +41,9 @@ from scoreboard.controller.state import TableState
 
 from .cursor import CursorError, Item, Mark, PublishLog
 from .messages import (
+    GAMES_LISTED,
     BadMessage,
+    Listed,
     RecordMessage,
     StateMessage,
     StatusMessage,
@@ -56,6 +62,7 @@ SAVE_EVERY_S = 0.5  # the cursor is written at most this often (and when idle)
 REFUSED_RETRY_S = 30.0  # after the broker refused a record (its ACL): try again after this long
 STATE_EVERY_S = 1.0  # the table's state is published at most this often ...
 CLOCK_EVERY_S = 10.0  # ... and when only the clocks moved, this often (the pages run the clocks between)
+AT_ONCE = ("phase", "challenge")  # a change of these is published at once (a challenge waits 0.4 s for its ruling)
 
 
 class TlsSetupError(ScoreboardError, ValueError):
@@ -70,8 +77,10 @@ class TlsSetupError(ScoreboardError, ValueError):
 def connect_client(client_id: str, username: str, password: str, tls_ca: str, key: str = "broadcast.tls_ca") -> mqtt.Client:
     """A paho client (MQTT 5, callbacks of API version 2) with the credentials and TLS (the
     keep-alive is given to ``connect``); :class:`TlsSetupError` naming ``key`` when the CA file
-    ``tls_ca`` cannot be read or is no certificate."""
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    ``tls_ca`` cannot be read or is no certificate. With a ``username`` the client's id is
+    that name, as the venue's broker makes it anyway (``use_username_as_clientid``: no client
+    can take over another's session); ``client_id`` serves a broker without users."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=username or client_id, protocol=mqtt.MQTTv5)
     if username:
         client.username_pw_set(username, password or None)
     if tls_ca:
@@ -108,6 +117,7 @@ class Publisher:
         self._client: mqtt.Client | None = None
         self._connected = False
         self._acked: dict[int, Mark] = {}  # what the broker has (the cursor)
+        self._taken: set[int] = set()  # games taken as published when the event started (never sent)
         self._sent: dict[int, Mark] = {}  # what was handed to the connection
         self._dirty: set[int] = set()  # games whose cursor is not yet written
         self._saved_at = 0.0
@@ -144,9 +154,10 @@ class Publisher:
 
     def start(self) -> None:
         """Open the cursor, connect in the background and start publishing."""
-        self._log = PublishLog(self.db)
+        self._log = PublishLog(self.db, self.config.event)
         self._log.start_here()
         self._acked = self._log.marks()
+        self._taken = self._log.taken()
         self._sent = dict(self._acked)
         c = self.config
         try:
@@ -233,24 +244,34 @@ class Publisher:
 
     def _publish_state(self) -> None:
         """The latest state, at most every :data:`STATE_EVERY_S` (:data:`CLOCK_EVERY_S` when
-        only the time moved: every tick is a new state)."""
+        only the time moved: every tick is a new state); at once when one of :data:`AT_ONCE`
+        changed, so that a challenge in progress shows and its ruling follows."""
         now = self.wall()
         with self._lock:
             if self._state_sent or self._state is None:
                 return
             state, game, seq = self._state
             view = state_view(state)
+            games = self._listed()
             steady = {k: v for k, v in view.items() if k not in ("now", "clock", "window")}
-            steady["seq"], steady["game"] = seq, game
+            steady["seq"], steady["game"], steady["games"] = seq, game, games
             last_at, last = self._state_last
-            wait = CLOCK_EVERY_S if steady == last else STATE_EVERY_S
+            if last is not None and any(steady.get(k) != last.get(k) for k in AT_ONCE):
+                wait = 0.0
+            else:
+                wait = CLOCK_EVERY_S if steady == last else STATE_EVERY_S
             if now - last_at < wait:
                 return  # (kept: sent once the wait is over; the thread wakes at least twice a second)
             self._state_sent = True
             self._state_last = (now, steady)
-        message = StateMessage(game, seq, view, now)
-        assert self._client is not None
+        assert self._log is not None and self._client is not None
+        message = StateMessage(game, seq, view, now, self._log.journal, games)
         self._client.publish(self._topic["state"], encode(message), qos=1, retain=True)
+
+    def _listed(self) -> tuple[Listed, ...]:
+        """The event's latest games the broker has taken (some of), newest first (under the lock)."""
+        games = sorted((g for g, m in self._acked.items() if m.seq >= 0 and g not in self._taken), reverse=True)
+        return tuple(Listed(g, self._acked[g].seq, self._acked[g].finished is not None) for g in games[:GAMES_LISTED])
 
     def _publish_records(self) -> None:
         assert self._log is not None and self._client is not None
@@ -264,7 +285,7 @@ class Publisher:
             with self._lock:
                 committed = self._committed.pop((message.game, message.seq), None) if message.seq is not None else None
             if committed is not None:
-                message = RecordMessage(message.game, message.seq, message.kind, message.payload, message.at, committed)
+                message = dataclasses.replace(message, committed=committed)
             info = self._client.publish(self._topic["records"], encode(message), qos=1)
             if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
                 log.warning("could not hand record %s/%s to the connection: %s", message.game, message.seq, info.rc)
@@ -343,6 +364,7 @@ class Publisher:
                     self._acked[game] = _merge(self._acked.get(game), done.item.mark)
                     self._dirty.add(game)
                     self.acked_count += 1
+                    self._state_sent = self._state is None  # (its list of games moved: sent again)
         if why:
             log.error(
                 "the broker refused record %s/%s of table %s: %s (the broker's ACL lets a board publish only under"
@@ -360,7 +382,10 @@ class Publisher:
             return
         with self._lock:
             mark = self._sent.get(resend.game)
-            if mark is None:
+            if mark is None or resend.game in self._taken:
+                return  # (a game not published to this event)
+            if resend.journal is not None and self._log is not None and resend.journal != self._log.journal:
+                log.info("ignored a resend request for game %s of another journal (%s)", resend.game, resend.journal)
                 return
             back = Mark(resend.start - 1, None)
             if back.seq < mark.seq or mark.finished is not None:

@@ -4,22 +4,35 @@
 table changed; a message that is not what its topic carries is refused with a
 :class:`~scoreboard.broadcast.messages.BadMessage`, logged and counted, and changes nothing.
 Everything shown goes through a cutoff (the time now less the broadcast delay): the venue,
-a table, the standings, the feed and each game's GCG are the event as it was then. Racks
-are shown once the game is over at the cutoff, or with ``racks = "delayed"`` at once (the
-delay applies to them as to the rest).
+a table, the standings, the feed and each game's GCG are the event as it was then, the
+engine's flags and the count of refused messages too. Racks are shown once the game is over
+at the cutoff, or with ``racks = "delayed"`` at once (the delay applies to them as to the
+rest). Of a board's state the hub keeps what the pages show (:data:`STATE_SHOWN`: not its
+board, which the hub's own game shows, nor its racks).
+
+A table's games are told apart by the journal they come from (its identity, carried by every
+record and state; a board that sends none is the table's anonymous journal) and the board's
+game number: a spare board set up with the table's name, or a board whose journal was set
+aside, numbers its games from 1 again. The hub numbers a table's games in the order it first
+hears of them (``TABLE-N``, the address of the game's GCG); each game's file keeps where it
+came from, so the numbers survive a restart of the hub.
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 import threading
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scoreboard.broadcast.messages import (
     BadMessage,
+    Listed,
     Topics,
     decode_record,
     decode_state,
@@ -29,13 +42,31 @@ from scoreboard.broadcast.messages import (
 from .game import HubGame
 from .store import Writer
 
-__all__ = ["Hub", "Refusal", "TableFeed"]
+__all__ = ["STATE_SHOWN", "Hub", "Origin", "Refusal", "Resend", "TableFeed"]
 
 log = logging.getLogger(__name__)
 
 GAP_WAIT_S = 3.0  # a record after a gap waits this long for the missing ones before they are asked for
 RESEND_EVERY_S = 5.0  # and asked for again at most this often
 REFUSALS_KEPT = 50
+STATE_SHOWN = (
+    "phase", "profile", "names", "seats", "turn", "scores", "bag", "racks", "window", "tally", "first_draw", "paused",
+    "away", "mode", "now", "clock", "challenge",
+)
+"""What of a board's state the hub keeps and shows (``racks`` there is the number of tiles on each)."""
+
+Origin = tuple[str | None, int]
+"""A board's game: the journal's identity (None: a board that sends none) and its game number."""
+
+
+@dataclass(frozen=True)
+class Resend:
+    """Ask ``table`` for game ``game`` of ``journal`` from record ``start`` on."""
+
+    table: str
+    journal: str | None
+    game: int
+    start: int
 
 
 @dataclass(frozen=True)
@@ -49,31 +80,60 @@ class Refusal:
 
 @dataclass
 class TableFeed:
-    """One table: its presence and states over time, its games."""
+    """One table: its presence and states over time, its games (by the hub's number)."""
 
     name: str
     online: list[tuple[float, bool]] = field(default_factory=list)
     states: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     games: dict[int, HubGame] = field(default_factory=dict)
-    asked: dict[int, float] = field(default_factory=dict)  # game: when its records were last asked for
-    behind: dict[int, float] = field(default_factory=dict)  # game: since when the board's state names more than the hub has
+    numbers: dict[Origin, int] = field(default_factory=dict)  # a board's game: its number at the hub
+    listed: tuple[Listed, ...] = ()  # the games the latest state lists (of its journal)
+    asked: dict[Origin, float] = field(default_factory=dict)  # when a game's records were last asked for
+    behind: dict[Origin, float] = field(default_factory=dict)  # since when the board's state names more than the hub has
 
     def latest(self, cutoff: float) -> HubGame | None:
         """The table's latest game that had started by ``cutoff``."""
         best = None
         for game in self.games.values():
-            if game.at(cutoff) is not None and (best is None or game.game > best.game):
+            if game.at(cutoff) is not None and (best is None or game.number > best.number):
                 best = game
         return best
 
+    def add(self, game: HubGame) -> HubGame:
+        self.games[game.number] = game
+        self.numbers[game.origin] = game.number
+        return game
+
+    def find(self, origin: Origin) -> HubGame | None:
+        number = self.numbers.get(origin)
+        return None if number is None else self.games[number]
+
+
+def _lacks(game: HubGame | None, want: Listed) -> int | None:
+    """From which seq the hub lacks ``want`` (its records up to ``want.seq``, its result if
+    ``want.over``) of ``game`` (None: the hub has nothing of it); None if it lacks nothing."""
+    if game is None or game.start is None:
+        return 0
+    if game.applied < want.seq or (want.over and game.result is None):
+        return game.applied + 1
+    return None
+
+
+def _at_when(timeline: list[tuple[float, Any]], cutoff: float) -> tuple[float, Any] | None:
+    """The latest ``(when, value)`` of ``timeline`` (in order of time) by ``cutoff``."""
+    i = bisect.bisect_right(timeline, cutoff, key=lambda item: item[0])
+    return timeline[i - 1] if i else None
+
 
 def _at(timeline: list[tuple[float, Any]], cutoff: float) -> Any:
-    found = None
-    for when, value in timeline:
-        if when > cutoff:
-            break
-        found = value
-    return found
+    found = _at_when(timeline, cutoff)
+    return None if found is None else found[1]
+
+
+def _shared(before: dict[str, Any], key: str, value: Any) -> Any:
+    """``value``, or the equal value of ``before`` (held once: the states of a delay are many)."""
+    old = before.get(key)
+    return old if old is not None and old == value else value
 
 
 def _prune(timeline: list[tuple[float, Any]], cutoff: float) -> None:
@@ -86,9 +146,11 @@ def _prune(timeline: list[tuple[float, Any]], cutoff: float) -> None:
 
 
 class Hub:
-    """The event ``topics.event``, its games kept in ``folder``; ``delay`` seconds behind."""
+    """The event ``topics.event``, its games kept in ``folder``; ``delay`` seconds behind
+    (``clock``: the time the games kept are read at, for what the pages were already told)."""
 
-    def __init__(self, topics: Topics, folder: Path, *, delay: float = 0.0, racks: str = "end") -> None:
+    def __init__(self, topics: Topics, folder: Path, *, delay: float = 0.0, racks: str = "end",
+                 clock: Callable[[], float] = time.time) -> None:
         self.topics = topics
         self.folder = folder / topics.event
         self.delay = delay
@@ -97,12 +159,14 @@ class Hub:
         self.tables: dict[str, TableFeed] = {}
         self.refused: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         self.refused_count = 0
+        self._refusals: deque[float] = deque()  # when, those the pages may not count yet
+        self._refused_shown = 0  # those they may
         self.doubles = 0
         self.writer = Writer()
-        self._load()
+        self._load(self.cutoff(clock()))
 
-    def _load(self) -> None:
-        """The games kept before the hub last stopped."""
+    def _load(self, cutoff: float) -> None:
+        """The games kept before the hub last stopped (the pages were told of them up to ``cutoff``)."""
         if not self.folder.is_dir():
             return
         for table_dir in sorted(p for p in self.folder.iterdir() if p.is_dir()):
@@ -110,7 +174,17 @@ class Hub:
             for path in sorted(table_dir.glob("game-*.sqlite")):
                 number = path.stem.removeprefix("game-")
                 if number.isdigit():
-                    feed.games[int(number)] = HubGame.open(self.folder, table_dir.name, int(number), self.writer)
+                    game = HubGame.open(self.folder, table_dir.name, int(number), self.writer)
+                    game.pushed = game.shown_seq(cutoff) or 0
+                    feed.add(game)
+
+    def _game(self, feed: TableFeed, origin: Origin) -> HubGame:
+        """The table's game ``origin``; a new one gets the table's next number."""
+        game = feed.find(origin)
+        if game is None:
+            number = max(feed.games, default=0) + 1
+            game = feed.add(HubGame.open(self.folder, feed.name, number, self.writer, origin))
+        return game
 
     def _table(self, name: str) -> TableFeed:
         if name not in self.tables:
@@ -143,10 +217,7 @@ class Hub:
     def _take(self, table: str, what: str, topic: str, payload: bytes, now: float) -> str | None:
         if what == "records":
             record = decode_record(topic, payload)
-            feed = self._table(table)
-            game = feed.games.get(record.game)
-            if game is None:
-                game = feed.games[record.game] = HubGame.open(self.folder, table, record.game, self.writer)
+            game = self._game(self._table(table), (record.journal, record.game))
             if not game.receive(record, now):
                 self.doubles += 1
                 return None
@@ -154,11 +225,14 @@ class Hub:
         if what == "state":
             state = decode_state(topic, payload)
             feed = self._table(table)
-            view = dict(state.view, game=state.game, seq=state.seq)
+            before = feed.states[-1][1] if feed.states else {}
+            view = {key: _shared(before, key, state.view[key]) for key in STATE_SHOWN if key in state.view}
+            view.update(game=state.game, seq=state.seq, journal=state.journal)
             feed.states.append((now, view))
-            game = feed.games.get(state.game) if state.game is not None else None
-            if game is not None:
-                game.check_scores(state.seq, state.view.get("scores"))
+            feed.listed = state.games  # (a game gets its number with its first record: a stale state makes none)
+            named = feed.find((state.journal, state.game)) if state.game is not None else None
+            if named is not None:
+                named.check_scores(state.seq, state.view.get("scores"), now)
             return table
         if what == "status":
             status = decode_status(topic, payload)
@@ -171,55 +245,69 @@ class Hub:
     def _refuse(self, topic: str, payload: bytes, now: float, reason: str) -> None:
         with self.lock:
             self.refused_count += 1
+            self._refusals.append(now)
             self.refused.append(Refusal(now, topic, reason))
         log.warning("refused a message on %s: %s: %r", topic, reason, payload[:120])
 
-    def resends(self, now: float) -> list[tuple[str, int, int]]:
-        """``(table, game, from_seq)`` for each game whose records after a gap waited
-        :data:`GAP_WAIT_S`, or whose board's state has named records (or a whole game) the hub
-        lacks for as long; asked again every :data:`RESEND_EVERY_S` while they lack."""
+    def resends(self, now: float) -> list[Resend]:
+        """What to ask the boards for: each game whose records after a gap waited
+        :data:`GAP_WAIT_S`, or of which the board's latest state names more than the hub has
+        for as long (the game in play up to its last record; each game it lists up to the
+        last record and the result the broker took: a game the hub has nothing of is asked
+        for whole); asked again every :data:`RESEND_EVERY_S` while it lacks."""
         out = []
         with self.lock:
             for feed in self.tables.values():
                 state = feed.states[-1][1] if feed.states else None
-                named, seq = (state.get("game"), state.get("seq")) if state is not None else (None, None)
-                lacking: dict[int, int] = {}  # game: from which seq
-                if isinstance(named, int) and isinstance(seq, int):
-                    game = feed.games.get(named)
-                    if game is None:
-                        lacking[named] = 0  # a game the hub has nothing of (it started later): all of it
-                    elif seq > game.applied:
-                        lacking[named] = 0 if game.start is None else game.applied + 1
-                for number in list(feed.behind):
-                    if number not in lacking:
-                        del feed.behind[number]
-                for number in list(lacking):
-                    if now - feed.behind.setdefault(number, now) < GAP_WAIT_S:
-                        del lacking[number]
+                lacking: dict[Origin, int] = {}  # game: from which seq
+                if state is not None:
+                    journal, named, seq = state.get("journal"), state.get("game"), state.get("seq")
+                    wanted = [Listed(g.game, g.seq, g.over) for g in feed.listed]
+                    if isinstance(named, int) and isinstance(seq, int):
+                        wanted.append(Listed(named, seq, False))
+                    for want in wanted:
+                        start = _lacks(feed.find((journal, want.game)), want)
+                        if start is not None:
+                            origin = (journal, want.game)
+                            lacking[origin] = min(start, lacking.get(origin, start))
+                for origin in list(feed.behind):
+                    if origin not in lacking:
+                        del feed.behind[origin]
+                for origin in list(lacking):
+                    if now - feed.behind.setdefault(origin, now) < GAP_WAIT_S:
+                        del lacking[origin]
                 for game in feed.games.values():
                     if game.gap_since is not None and now - game.gap_since >= GAP_WAIT_S:
-                        lacking.setdefault(game.game, 0 if game.start is None else game.applied + 1)
-                for number, start in sorted(lacking.items()):
-                    if now - feed.asked.get(number, -1e9) >= RESEND_EVERY_S:
-                        feed.asked[number] = now
-                        out.append((feed.name, number, start))
+                        lacking.setdefault(game.origin, 0 if game.start is None else game.applied + 1)
+                for origin, start in sorted(lacking.items(), key=lambda o: (o[0][0] or "", o[0][1])):
+                    if now - feed.asked.get(origin, -1e9) >= RESEND_EVERY_S:
+                        feed.asked[origin] = now
+                        out.append(Resend(feed.name, origin[0], origin[1], start))
         return out
 
-    def taken(self, table: str) -> list[tuple[int, float | None]]:
-        """The records applied on ``table`` since the last call ``(seq, committed)`` (for the pages' timing)."""
+    def taken(self, table: str, cutoff: float) -> list[tuple[int, float | None]]:
+        """``(seq, committed)`` of the records of ``table`` shown at ``cutoff`` that the pages
+        were not told of by an earlier call (for the pages' timing)."""
         with self.lock:
             feed = self.tables.get(table)
             if feed is None:
                 return []
             out: list[tuple[int, float | None]] = []
-            for game in feed.games.values():
-                out += game.new
-                game.new = []
+            for number in sorted(feed.games):
+                out += feed.games[number].taken(cutoff)
             return out
+
+    def refused_at(self, cutoff: float) -> int:
+        """How many messages were refused by ``cutoff``."""
+        with self.lock:
+            return self._refused_shown + sum(1 for when in self._refusals if when <= cutoff)
 
     def prune(self, now: float) -> None:
         cutoff = now - self.delay - 1.0
         with self.lock:
+            while self._refusals and self._refusals[0] <= cutoff:
+                self._refusals.popleft()
+                self._refused_shown += 1
             for feed in self.tables.values():
                 _prune(feed.states, cutoff)
                 _prune(feed.online, cutoff)
@@ -239,7 +327,7 @@ class Hub:
         with self.lock:
             feed = self.tables[name]
             online = _at(feed.online, cutoff)
-            state = _at(feed.states, cutoff)
+            state_at = _at_when(feed.states, cutoff)
             game = feed.latest(cutoff)
             snap = game.at(cutoff) if game is not None else None
             view = dict(snap.view) if snap is not None else None
@@ -247,9 +335,10 @@ class Hub:
                 assert game is not None
                 racks = view.pop("racks")
                 view["racks"] = racks if self.racks_shown(snap is not None and snap.over) else None
-                view["flags"] = [f.what for f in game.flags]
-            if state is not None:
-                state = {k: v for k, v in state.items() if k != "private"}
+                view["flags"] = game.flags_at(cutoff)
+            state = None
+            if state_at is not None:  # (age: how long before the cutoff it came, for the running clock)
+                state = dict(state_at[1], age=round(max(0.0, cutoff - state_at[0]), 3))
             return {"table": name, "online": online, "game": view, "state": state}
 
     def venue(self, cutoff: float) -> dict[str, Any]:
@@ -258,7 +347,7 @@ class Hub:
                 "event": self.topics.event,
                 "delay": self.delay,
                 "tables": [self.summary(name, cutoff) for name in sorted(self.tables)],
-                "refused": self.refused_count,
+                "refused": self.refused_at(cutoff),
             }
 
     def games(self, cutoff: float) -> list[dict[str, Any]]:
@@ -266,14 +355,14 @@ class Hub:
         out = []
         with self.lock:
             for feed in self.tables.values():
-                for game in sorted(feed.games.values(), key=lambda g: g.game):
+                for game in sorted(feed.games.values(), key=lambda g: g.number):
                     snap = game.at(cutoff)
                     if snap is None:
                         continue
                     out.append({
-                        "key": game.key, "table": feed.name, "game": game.game, "names": snap.view["names"],
+                        "key": game.key, "table": feed.name, "game": game.number, "names": snap.view["names"],
                         "scores": snap.view["scores"], "over": snap.over, "tally": snap.view["tally"],
-                        "flags": [f.what for f in game.flags], "gcg": f"/games/{game.key}.gcg",
+                        "flags": game.flags_at(cutoff), "gcg": f"/games/{game.key}.gcg",
                     })
         return out
 

@@ -3,8 +3,9 @@
 A persistent MQTT 5 session (the broker keeps the hub's messages for an hour while it
 restarts), subscribed with QoS 1 to every board's records, state and status. Each message
 goes to :meth:`Hub.receive` and the table it changed to ``changed``. Once a second the hub
-asks boards for records it lacks (a gap that waited, or a state naming records it has not
-got: a broker that lost them) and forgets what nobody will be shown again.
+asks boards for records it lacks (a gap that waited, or a state naming records or a result
+it has not got, of the game in play or of one the state lists: a broker that lost them)
+and forgets what nobody will be shown again.
 """
 
 from __future__ import annotations
@@ -101,10 +102,10 @@ class Ingest:
         while not self._stop.wait(1.0):
             now = self.clock()
             try:
-                for table, game, start in self.hub.resends(now):
-                    log.info("asking table %s for game %s from record %s", table, game, start)
-                    topic = self.hub.topics.board(table, "resend")
-                    self.client.publish(topic, encode(ResendMessage(game, start)), qos=1)
+                for ask in self.hub.resends(now):
+                    log.info("asking table %s for game %s from record %s", ask.table, ask.game, ask.start)
+                    topic = self.hub.topics.board(ask.table, "resend")
+                    self.client.publish(topic, encode(ResendMessage(ask.game, ask.start, ask.journal)), qos=1)
                 self.hub.prune(now)
             except Exception:
                 log.exception("the hub's timer failed; it goes on")

@@ -110,6 +110,7 @@ def broker_conf(setup: Setup, where: Path) -> str:
         f"password_file {where / 'passwd'}",
         f"acl_file {where / 'acl'}",
         f"listener {setup.port}{' ' + setup.listen if setup.listen else ''}",
+        "use_username_as_clientid true  # a client is its user: no one takes over another's session",
     ]
     if setup.tls_cert is not None:
         lines += [

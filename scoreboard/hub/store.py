@@ -1,8 +1,10 @@
 """The hub's copy of one game: its own SQLite file, ``DATA/EVENT/TABLE/game-N.sqlite``.
 
+``N`` is the hub's number of the table's game (in the order the hub first heard of it); the
+file's ``origin`` says which it is: the journal's identity and the board's game number.
 Everything the board published of the game, as received: its start (meta data), every record
 by seq (with when the hub received it and when the board committed it) and its result. A
-record already held is not written again (the hub drops doubles by game and seq). The file
+record already held is not written again (the hub drops doubles by journal, game and seq). The file
 runs in WAL mode with ``synchronous=NORMAL``: the boards keep the originals, and a record
 lost here in a power cut is asked for again. Writes go through one :class:`Writer` thread
 for the hub: making a game's file costs tens of milliseconds (its syncs), and a hundred games
@@ -137,7 +139,7 @@ class GameStore:
         )
 
     def put(self, key: str, value: Any) -> None:
-        """Keep the game's ``start`` or ``result`` (JSON)."""
+        """Keep the game's ``origin``, ``start`` or ``result`` (JSON)."""
         self._write("INSERT OR REPLACE INTO game (key, value) VALUES (?, ?)", (key, json.dumps(value, ensure_ascii=False)))
 
     def get(self, key: str) -> Any:

@@ -5,7 +5,8 @@ Starlette on uvicorn with wsproto (the ``play`` extra), the pages plain files of
 "table-03"}``); it gets that at once and then, pushed as it changes, each table's summary
 (``{"type": "table", "summary": {...}, "taken": [[seq, committed], ...]}``) or the standings.
 Nothing polls. Everything is shown as it was the broadcast delay ago: a change received at
-``t`` is pushed at ``t + delay`` (:class:`Pusher`).
+``t`` is pushed at ``t + delay`` (:class:`Pusher`), with the table as it was at ``t`` (a
+later change is pushed later), and ``taken`` names the records shown from then on.
 """
 
 from __future__ import annotations
@@ -67,13 +68,17 @@ class Pusher:
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        wait = max(0.0, received + self.hub.delay - self.clock())
         with contextlib.suppress(RuntimeError):  # (the loop closed meanwhile)
-            loop.call_soon_threadsafe(lambda: loop.call_later(wait, self._push, table))
+            loop.call_soon_threadsafe(self._push, table, received)
 
-    def _push(self, table: str) -> None:
+    def _push(self, table: str, received: float) -> None:
+        """Push ``table`` once the change it had at ``received`` is shown (the delay after it)."""
         cutoff = self.hub.cutoff(self.clock())
-        taken = self.hub.taken(table)
+        if cutoff < received:
+            assert self.loop is not None
+            self.loop.call_later(received - cutoff, self._push, table, received)
+            return
+        taken = self.hub.taken(table, cutoff)
         summary = self.hub.summary(table, cutoff)
         message = json.dumps({"type": "table", "summary": summary, "taken": taken})
         for page in list(self.pages):

@@ -58,7 +58,7 @@ from engine.errors import ScoreboardError
 from scoreboard.private_socket import listen_private, remove_if_ours
 
 __all__ = [
-    "MAX_BACKLOG", "MAX_CLIENTS", "MAX_HOLD_S", "MAX_REQUEST", "ChannelClient", "ChannelError", "ChannelPathError",
+    "MAX_BACKLOG", "MAX_CLIENTS", "MAX_HOLD_S", "MAX_REQUEST", "MIN_PRESS_S", "ChannelClient", "ChannelError", "ChannelPathError",
     "ChannelProblem", "Pin", "Ping", "Press", "Request", "TableChannel", "Watch", "parse_request",
 ]
 
@@ -70,6 +70,10 @@ MAX_CLIENTS: Final = 4
 """Clients at once; a newer one takes over from the oldest."""
 MAX_HOLD_S: Final = 60.0
 """A button held longer is released (past any stuck-button time, ``buttons.stuck_ms``)."""
+MIN_PRESS_S: Final = 0.1
+"""The shortest press a pin is closed for: a release that arrives sooner (a click whose press was
+held up on a loaded machine or network) is carried out then, so a press is never taken as a
+bounce (the service passes its ``buttons.debounce_ms`` plus a margin)."""
 MAX_BACKLOG: Final = 4 << 20
 """Bytes a client may fall behind before it is hung up on (some thousands of frames)."""
 
@@ -193,12 +197,14 @@ class TableChannel:
     """
 
     def __init__(self, path: str | os.PathLike[str], pins: Mapping[ButtonId, Pin], seats: int,
-                 view: Callable[[Any], dict[str, Any]], *, clock: Callable[[], float] = time.monotonic) -> None:
+                 view: Callable[[Any], dict[str, Any]], *, clock: Callable[[], float] = time.monotonic,
+                 min_press_s: float = MIN_PRESS_S) -> None:
         self.path = Path(path)
         self.pins = dict(pins)
         self.seats = seats
         self.view = view
         self.clock = clock
+        self.min_press_s = min_press_s
         self.clients: list[_Client] = []
         self.accepted = 0
         self.requests = 0
@@ -216,6 +222,8 @@ class TableChannel:
         self._last_view: dict[str, Any] | None = None
         self._seq = 0
         self._held: dict[ButtonId, dict[int, float]] = {}  # button -> client number -> release deadline
+        self._closed_at: dict[ButtonId, float] = {}  # button -> when its pin was driven low
+        self._releasing: set[tuple[ButtonId, int]] = set()  # releases held back to the shortest press
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._inode = -1
@@ -389,7 +397,7 @@ class TableChannel:
                 self._press(button, client.number)
             case Press(button=button, down=False):
                 if client.number in self._held.get(button, {}):
-                    self._release(button, client.number)
+                    self._release_after_shortest(button, client.number)
             case Watch():
                 client.watching = True
             case Ping():
@@ -407,19 +415,33 @@ class TableChannel:
     def _press(self, button: ButtonId, holder: int) -> None:
         holders = self._held.setdefault(button, {})
         first = not holders
-        holders[holder] = self.clock() + MAX_HOLD_S
+        now = self.clock()
+        holders[holder] = now + MAX_HOLD_S
+        self._releasing.discard((button, holder))
         if first:
+            self._closed_at[button] = now
             pin = self.pins.get(button)
             if pin is not None:
                 pin.drive_low()
 
+    def _release_after_shortest(self, button: ButtonId, holder: int) -> None:
+        """A client's release: now, or once the pin has been closed :attr:`min_press_s`."""
+        due = self._closed_at.get(button, -1e18) + self.min_press_s
+        if self.clock() >= due:
+            self._release(button, holder)
+        else:
+            self._held[button][holder] = due
+            self._releasing.add((button, holder))
+
     def _release(self, button: ButtonId, holder: int, why: str | None = None) -> None:
         holders = self._held.get(button, {})
         holders.pop(holder, None)
+        self._releasing.discard((button, holder))
         if why is not None:
             log.info("%s released: %s", button.name(), why)
         if not holders:
             self._held.pop(button, None)
+            self._closed_at.pop(button, None)
             pin = self.pins.get(button)
             if pin is not None:
                 pin.drive_high()
@@ -429,7 +451,8 @@ class TableChannel:
         for button, holders in list(self._held.items()):
             for holder, deadline in list(holders.items()):
                 if deadline <= now:
-                    self._release(button, holder, f"held longer than {MAX_HOLD_S:g} s")
+                    late = (button, holder) not in self._releasing
+                    self._release(button, holder, f"held longer than {MAX_HOLD_S:g} s" if late else None)
 
     def _publish(self) -> None:
         """Encode what the service showed since the last look and send it to the watchers."""

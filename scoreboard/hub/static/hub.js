@@ -45,7 +45,8 @@ function clockOf(entry, seat) {
   if (!state || !state.clock) return null;
   const c = state.clock;
   let used = c.used[seat] || 0;
-  if (c.running === seat) used += (performance.now() - entry.arrived) / 1000;
+  // (age: how long before the cutoff the state came; then the time since it was pushed)
+  if (c.running === seat) used += (state.age || 0) + (performance.now() - entry.arrived) / 1000;
   return c.limit != null ? clockText(c.limit - used) : clockText(used);
 }
 
