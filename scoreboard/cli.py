@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["build_parser", "main"]
@@ -69,14 +69,8 @@ def _seconds(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(
-        prog="scoreboard",
-        description="Scoreboard for an instrumented Scrabble-style board.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def _replay(sub: Any) -> None:
+    """The ``replay`` subcommand."""
     p = sub.add_parser(
         "replay",
         help="re-score every event of a GCG game record",
@@ -94,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=Handler("scoreboard.replay_cli:cmd_replay"))
 
+
+def _config(sub: Any) -> None:
+    """The ``config`` subcommand."""
     p = sub.add_parser(
         "config",
         help="show the effective configuration, or the documented defaults",
@@ -104,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--defaults", action="store_true", help="print every key with its default and doc")
     p.set_defaults(func=Handler("scoreboard.config_cli:cmd_config"))
 
+
+def _lexicon(sub: Any) -> None:
+    """The ``lexicon`` subcommand."""
     p = sub.add_parser("lexicon", help="build and check word lists, edit the house lists")
     lsub = p.add_subparsers(dest="lexicon_command", required=True, metavar="ACTION")
     b = lsub.add_parser(
@@ -166,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument("words", nargs="*" if action == "list" else "+", metavar="WORD")
         a.set_defaults(func=Handler("scoreboard.lexicon_cli:cmd_lexicon_house"))
 
+
+def _demo(sub: Any) -> None:
+    """The ``demo`` subcommand."""
     p = sub.add_parser(
         "demo",
         help="play a complete scripted game on simulated hardware",
@@ -180,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=Handler("scoreboard.demo:cmd_demo"))
 
+
+def _enroll(sub: Any) -> None:
+    """The ``enroll`` subcommand."""
     p = sub.add_parser(
         "enroll",
         help="teach the scoreboard which tile (tag UID) carries which letter",
@@ -200,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=Handler("scoreboard.enroll_cli:cmd_enroll"))
 
+
+def _board(sub: Any) -> None:
+    """The ``board`` subcommand."""
     p = sub.add_parser("board", help="the board controller: its self-test")
     bsub = p.add_subparsers(dest="board_command", required=True, metavar="ACTION")
     b = bsub.add_parser(
@@ -222,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
     b.set_defaults(func=Handler("scoreboard.board_cli:cmd_board_selftest"))
 
+
+def _export(sub: Any) -> None:
+    """The ``export`` subcommand."""
     p = sub.add_parser(
         "export",
         help="list the journaled games, export one as GCG or JSON, or archive the finished ones",
@@ -238,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     _config_options(p)
     p.set_defaults(func=Handler("scoreboard.export_cli:cmd_export"), export_parser=p)
 
+
+def _run(sub: Any) -> None:
+    """The ``run`` subcommand."""
     p = sub.add_parser(
         "run",
         help="run the scoreboard service",
@@ -257,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop when this pipe's other end closes (the process that started it is gone)")
     p.set_defaults(func=Handler("scoreboard.run_cli:cmd_run"))
 
+
+def _play(sub: Any) -> None:
+    """The ``play`` subcommand."""
     p = sub.add_parser(
         "play",
         help="play at a simulated table in the browser, through the real service",
@@ -287,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-browser", action="store_true", help="do not open a browser, only print the address")
     p.set_defaults(func=Handler("scoreboard.play.cli:cmd_play"))
 
+
+def _simulate_board(sub: Any) -> None:
+    """The ``simulate-board`` subcommand."""
     p = sub.add_parser(
         "simulate-board",
         help="run a simulated board controller on a pty",
@@ -307,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the link's folder is this simulator's (a temporary one): remove it on the way out")
     p.set_defaults(func=Handler("scoreboard.sim.cli:cmd_simulate_board"))
 
+
+def _hub(sub: Any) -> None:
+    """The ``hub`` subcommand."""
     p = sub.add_parser(
         "hub",
         help="the venue hub: collect every board of the event from the broker and serve the pages",
@@ -344,18 +368,53 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--force", action="store_true", help="write anew over an earlier setup (new passwords)")
     s.set_defaults(func=Handler("scoreboard.hub.cli:cmd_hub_setup"))
 
+
+def _bench(sub: Any) -> None:
+    """The ``bench`` subcommand."""
     p = sub.add_parser("bench", help="run the benchmarks and print their figures")
     p.add_argument("--json", action="store_true", help="last line: one JSON object of all figures")
     p.add_argument("--only", metavar="NAMES", help="only these benchmarks, comma-separated (engine, lexicon, link,"
                    " core, press, scan, service, play, hub, idle, counts, long)")
     p.add_argument("--skip", metavar="NAMES", help="all but these (long: the 2-hour game, about 20 minutes)")
     p.set_defaults(func=Handler("scoreboard.bench:cmd_bench"))
+
+
+COMMANDS: dict[str, Callable[[Any], None]] = {
+    "replay": _replay,
+    "config": _config,
+    "lexicon": _lexicon,
+    "demo": _demo,
+    "enroll": _enroll,
+    "board": _board,
+    "export": _export,
+    "run": _run,
+    "play": _play,
+    "simulate-board": _simulate_board,
+    "hub": _hub,
+    "bench": _bench,
+}
+"""Each subcommand's declaration, in the order of the help."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand, or with ``only`` that one (what a command's
+    own arguments need: the others are not declared, which costs a start nothing)."""
+    parser = argparse.ArgumentParser(
+        prog="scoreboard",
+        description="Scoreboard for an instrumented Scrabble-style board.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, declare in COMMANDS.items():
+        if only is None or name == only:
+            declare(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``scoreboard`` console script."""
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    only = words[0] if words and words[0] in COMMANDS else None  # (a command's arguments: its parser alone)
+    parser = build_parser(only)
     args = parser.parse_args(argv)
     if args.command == "replay" and args.rules:  # a bad --rules is a usage error, before any file is read
         from engine.errors import ScoreboardError

@@ -20,8 +20,8 @@ Every event (board, buttons) goes to :attr:`Hardware.inbox`, the one queue.
 from __future__ import annotations
 
 import logging
-import os
 import math
+import os
 import queue
 import shutil
 import subprocess
@@ -29,18 +29,16 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO, TypeAlias
-
-import attrs
 
 from drivers.board.link import BoardLink
 from drivers.board.serial_link import Backoff, SerialBoard, SerialEvent
 from drivers.buttons.gpio import Buttons, ManualClock, from_settings
 from drivers.buttons.logic import ButtonEvent, ButtonId
-from drivers.display.oled import Display, make_device, make_displays
+from drivers.display.oled import Display, emulated_displays, make_displays
 from drivers.voice.speaker import Speaker
 from engine.tiles import TileSet
 from scoreboard.config import Config
@@ -48,6 +46,7 @@ from scoreboard.controller import TileLookup
 from scoreboard.registry import TileRegistry, registry_path, set_key
 from scoreboard.sim.client import SimControl
 from scoreboard.sim.tags import tile_set_uids
+from scoreboard.starting import Starting
 
 __all__ = ["Hardware", "InboxItem", "Simulation", "build_hardware", "make_voice"]
 
@@ -116,14 +115,18 @@ class Hardware:
         self.close()
 
 
-def build_hardware(config: Config, state: Path, simulation: Simulation | None = None) -> Hardware:
+def build_hardware(
+    config: Config, state: Path, simulation: Simulation | None = None, starting: Starting | None = None
+) -> Hardware:
     """The devices of ``config`` (simulated ones with ``simulation``); close them when done.
 
+    ``starting``: the displays already showing the starting frame (:mod:`scoreboard.starting`),
+    taken over when they are the ones ``config`` gives (else closed and opened again).
     What was made before a failure is closed again before the error goes on.
     """
     cleanups: list[Callable[[], None]] = []
     try:
-        return _build(config, state, simulation, cleanups)
+        return _build(config, state, simulation, cleanups, starting)
     except BaseException:
         for cleanup in reversed(cleanups):
             try:
@@ -133,7 +136,10 @@ def build_hardware(config: Config, state: Path, simulation: Simulation | None = 
         raise
 
 
-def _build(config: Config, state: Path, simulation: Simulation | None, cleanups: list[Callable[[], None]]) -> Hardware:
+def _build(
+    config: Config, state: Path, simulation: Simulation | None, cleanups: list[Callable[[], None]],
+    starting: Starting | None,
+) -> Hardware:
     seats = len(config.player_names())
     virtual = ManualClock(0.0) if simulation is not None and simulation.virtual_clock else None
     clock: Callable[[], float] = virtual if virtual is not None else time.monotonic
@@ -148,13 +154,19 @@ def _build(config: Config, state: Path, simulation: Simulation | None, cleanups:
         sim = SimControl.connect(f"{link}.control", timeout=20.0)
         cleanups.append(sim.close)
         tiles: Callable[[TileSet], TileLookup] = simulated_tiles(state)
-        displays = simulated_displays(config, out / "screens")
-        shown = open(out / "screens.txt", "a", encoding="utf-8")
+        taken = starting.take(config.display, out / "screens") if starting is not None else None
+        if taken is not None:
+            displays, shown = taken
+        else:
+            displays = simulated_displays(config, out / "screens")
+        if shown is None:
+            shown = open(out / "screens.txt", "a", encoding="utf-8")
         cleanups.append(shown.close)
         board_path: str | None = str(link)
     else:
         tiles = enrolled_tiles(state)
-        displays = make_displays(config)
+        taken = starting.take(config.display, None) if starting is not None else None
+        displays = taken[0] if taken is not None else make_displays(config)
         board_path = config.board.link or None
     for display in displays:
         cleanups.append(display.close)
@@ -271,22 +283,9 @@ def simulated_tiles(state: Path) -> Callable[[TileSet], TileLookup]:
 
 def simulated_displays(config: Config, folder: Path) -> tuple[Display, ...]:
     """Emulated panels of the configured kind writing PNG frames into ``folder``: one shared,
-    or one per seat when ``display.seat_channels`` gives seat displays (no multiplexer is
-    simulated: each seat's frames are its own files, ``screen-SEAT-NNNNNN.png``)."""
-    panel = config.display.chosen_panel()
-    capture = attrs.evolve(config.display, driver="capture", panel=panel.name, mux_address=0, seat_channels=())
-    seats = len(config.display.seat_channels)
-    if not seats:
-        return make_displays(replace(config, display=capture), folder)
-    displays: list[Display] = []
-    try:
-        for seat in range(seats):
-            displays.append(Display(make_device(capture, folder, seat), panel=panel))
-    except BaseException:
-        for made in displays:
-            made.close()
-        raise
-    return tuple(displays)
+    or one per seat when ``display.seat_channels`` gives seat displays
+    (:func:`~drivers.display.oled.emulated_displays`)."""
+    return emulated_displays(config.display, folder)
 
 
 def _gif_of(out: Path) -> None:

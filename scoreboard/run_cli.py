@@ -22,26 +22,18 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from drivers.board.stabiliser import Stabiliser
-from engine.errors import ScoreboardError
-from engine.lexicon import Lexicon
-from engine.rules import RuleProfile, get_profile
-from engine.tiles import TileSet
-from scoreboard.config import Config, load_config, state_dir
-from scoreboard.controller import Context, Settings, Table, TileLookup
-from scoreboard.hardware import Hardware, Simulation, build_hardware
-from scoreboard.journal import Journal, JournalOpenError
-from scoreboard.lexicons import HouseList, open_lexicon
-from scoreboard.notify import ServiceNotifier
-from scoreboard.runner import Runner
-from scoreboard.screens import ErrorKind, ErrorScreen, render
-from scoreboard.scripted import ScriptedJournal, ScriptPlayer, resume_point
-from scoreboard.service import Broadcast, GameJournal, Service, Watcher
-from scoreboard.table_script import Line, ScriptTable, load
-from scoreboard.voice.models import SpeechKind
+from scoreboard import starting as _starting
+
+if TYPE_CHECKING:  # (loaded when they are used: the starting frame is shown first)
+    from engine.tiles import TileSet
+    from scoreboard.config import Config
+    from scoreboard.controller import Table, TileLookup
+    from scoreboard.hardware import Hardware
+    from scoreboard.service import Broadcast, Watcher
+    from scoreboard.table_script import Line
 
 __all__ = ["build_table", "cmd_run", "run"]
 
@@ -50,6 +42,12 @@ log = logging.getLogger(__name__)
 
 def build_table(config: Config, tiles: Callable[[TileSet], TileLookup], state: Path) -> Table:
     """The turn controller of ``config``: profiles with its variants, lexicons with the house lists."""
+    from engine.lexicon import Lexicon
+    from engine.rules import RuleProfile, get_profile
+    from scoreboard.controller import Context, Settings, Table
+    from scoreboard.lexicons import open_lexicon
+    from scoreboard.voice.models import SpeechKind
+
     configured = config.rule_profile()
     lexicons: dict[str, Lexicon] = {}
 
@@ -83,6 +81,17 @@ def run(
     """Start or resume the game on ``hardware`` and serve until ``stop`` (or, with a
     ``script``, until it ends); the journal is in ``state``. True when Shut down was chosen
     from the menu (the caller switches off once everything is closed)."""
+    from dataclasses import replace
+
+    from drivers.board.stabiliser import Stabiliser
+    from scoreboard.journal import Journal, JournalOpenError
+    from scoreboard.lexicons import HouseList
+    from scoreboard.notify import ServiceNotifier
+    from scoreboard.runner import Runner
+    from scoreboard.screens import ErrorKind, ErrorScreen, render
+    from scoreboard.scripted import ScriptedJournal, ScriptPlayer, resume_point
+    from scoreboard.service import GameJournal, Service
+
     stop = stop or threading.Event()
     profile = config.rule_profile()
     notifier = ServiceNotifier()
@@ -198,24 +207,36 @@ def cmd_run(args: argparse.Namespace) -> int:
             except OSError as e:
                 print(f"scoreboard: no parent pipe at file descriptor {args.parent_pipe}: {e.strerror}", file=sys.stderr)
                 return 2
+        starting = _starting.show_starting(args.config, args.set, simulate=args.simulate, out=args.out,
+                                 virtual_clock=args.virtual_clock)  # the first frame, before the rest loads
         try:
-            config = load_config(args.config, args.set)
-            state = state_dir(config)
-            script = load(Path(args.script), ScriptTable.of(config)) if args.script else None  # all, before the game
-            simulation = None
-            if args.simulate:
-                out = Path(args.out) if args.out else state / "simulate"
-                link = Path(args.link) if args.link else None
-                control = Path(args.control) if args.control else None
-                simulation = Simulation(out, link, args.virtual_clock, control)
-            with build_hardware(config, state, simulation) as hardware:
-                shut_down = not stop.is_set() and run(config, state, hardware, script, stop)
-        except JournalOpenError as e:  # restarting does not help: the unit does not (systemd/README.md)
-            print(f"scoreboard: {e}", file=sys.stderr)
-            return JOURNAL_UNREADABLE
-        except (ScoreboardError, OSError) as e:
-            print(f"scoreboard: {e}", file=sys.stderr)
-            return 2
+            from engine.errors import ScoreboardError
+            from scoreboard.config import load_config, state_dir
+            from scoreboard.hardware import Simulation, build_hardware
+            from scoreboard.journal import JournalOpenError
+            from scoreboard.table_script import ScriptTable, load
+
+            try:
+                config = load_config(args.config, args.set)
+                state = state_dir(config)
+                script = load(Path(args.script), ScriptTable.of(config)) if args.script else None  # all, before the game
+                simulation = None
+                if args.simulate:
+                    out = Path(args.out) if args.out else state / "simulate"
+                    link = Path(args.link) if args.link else None
+                    control = Path(args.control) if args.control else None
+                    simulation = Simulation(out, link, args.virtual_clock, control)
+                with build_hardware(config, state, simulation, starting) as hardware:
+                    shut_down = not stop.is_set() and run(config, state, hardware, script, stop)
+            except JournalOpenError as e:  # restarting does not help: the unit does not (systemd/README.md)
+                print(f"scoreboard: {e}", file=sys.stderr)
+                return JOURNAL_UNREADABLE
+            except (ScoreboardError, OSError) as e:
+                print(f"scoreboard: {e}", file=sys.stderr)
+                return 2
+        finally:
+            if starting is not None:
+                starting.close()  # (what the service did not take over)
     if shut_down and simulation is None:
         power_off()
     return 0

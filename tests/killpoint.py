@@ -122,16 +122,25 @@ def run(argv: list[str]) -> int:
 def _preload() -> None:
     """Everything a run imports, also lazily (so that no child pays for it)."""
     import gpiozero.pins.mock  # noqa: F401
-    import drivers.display.capture  # noqa: F401
     import PIL.GifImagePlugin
     import PIL.Image
     import PIL.PngImagePlugin  # noqa: F401
 
+    import drivers.display.capture  # noqa: F401
     import scoreboard.cli
+
+    # what scoreboard.run_cli loads once its starting frame is shown
+    import scoreboard.config
     import scoreboard.demo
     import scoreboard.export_cli
+    import scoreboard.hardware
+    import scoreboard.journal
     import scoreboard.run_cli
-    import scoreboard.sim.client  # noqa: F401
+    import scoreboard.runner
+    import scoreboard.scripted
+    import scoreboard.service
+    import scoreboard.sim.client
+    import scoreboard.table_script  # noqa: F401
 
 
 def _child(request: dict[str, Any]) -> None:

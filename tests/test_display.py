@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
 import tracemalloc
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops
 
+from drivers.display import capture
 from drivers.display.oled import (
     DisplayError,
     FrameSizeError,
@@ -98,14 +100,30 @@ def test_a_capture_that_fails_mid_write_leaves_no_frame(tmp_path: Path, monkeypa
     display = make_display(config(driver="capture"), capture_dir=tmp_path)
     display.show(scores(1))
 
-    def killed(image: Image.Image, fp: str, format: str | None = None) -> None:
-        Path(fp).write_bytes(b"\x89PNG half a frame")
+    def killed(source: str, target: str) -> None:
+        Path(source).write_bytes(b"\x89PNG half a frame")
         raise OSError("killed mid-write")
 
-    monkeypatch.setattr(Image.Image, "save", killed)
+    monkeypatch.setattr(os, "replace", killed)  # (the rename into place: the frame is not whole yet)
     with pytest.raises(OSError, match="killed mid-write"):
         display.show(scores(2))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["screen-1-000001.png"]  # whole frames only
+
+
+@pytest.mark.parametrize("size", [(1, 1), (128, 64), (256, 64), (3, 5)])
+def test_the_png_written_is_the_frame(size: tuple[int, int]) -> None:
+    import io
+    import random
+
+    rng = random.Random(size[0] * 1000 + size[1])
+    frame = Image.frombytes("RGB", size, bytes(rng.randrange(256) for _ in range(3 * size[0] * size[1])))
+    with Image.open(io.BytesIO(capture.png_bytes(frame))) as read:
+        assert read.format == "PNG" and read.mode == "RGB" and read.tobytes() == frame.tobytes()
+
+
+def test_a_png_frame_is_written_from_rgb_only() -> None:
+    with pytest.raises(ValueError, match="not '1'"):
+        capture.png_bytes(Image.new("1", (8, 8)))
 
 
 def test_capture_keeps_nothing_per_frame(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ REGENERATE = os.environ.get("SCOREBOARD_REGENERATE_GOLDEN") == "1"
 SHOWN = (
     "scores-4p", "scores-your-turn", "last-play", "challenge-window", "challenge-invalid", "error-tile-moved",
     "blank-picker", "confirm-pass", "confirm-undo", "unseen", "tally-tie", "menu", "reading", "paused",
-    "draw-first-tie", "adjust", "enroll-place",
+    "draw-first-tie", "adjust", "enroll-place", "starting",
 )
 PANELS_SHOWN = (RECOMMENDED, "0.96in")
 

@@ -55,7 +55,9 @@ def test_a_script_is_checked_whole_against_the_table_before_anything_starts(
     assert f"{script}: the script is refused, 4 bad lines" in err and "Traceback" not in err
     for named in ["line 3: 'place H8 Q.5'", "line 4: 'press 3 done'", "line 5: ", "line 6: 'after 1e308 tick'"]:
         assert named in err
-    assert not (state / "simulate").exists()  # no simulated device, no game: nothing was started
+    # nothing but the starting frame was shown (before the script was read): no game started
+    shown = (state / "simulate" / "screens.txt").read_text(encoding="utf-8").splitlines()
+    assert shown == ["0.000\tStartingScreen()"]
     with Journal.open(state) as journal:
         assert journal.latest() is None
 

@@ -18,6 +18,8 @@ import pytest
 from PIL import Image, ImageChops, ImageDraw
 
 from drivers.display.panels import PANELS, RECOMMENDED, Panel, legible_mm
+from scoreboard.drawing.canvas import HEADLINE_FACES, Mark, cap_height, layout
+from scoreboard.drawing.font import ELLIPSIS, NAME_LETTERS, TILE_LETTERS, font
 from scoreboard.screens import (
     LANGUAGES,
     TEXT,
@@ -41,6 +43,7 @@ from scoreboard.screens import (
     ReadingScreen,
     ScoresScreen,
     Screen,
+    StartingScreen,
     TallyLine,
     TallyScreen,
     UnseenScreen,
@@ -48,8 +51,7 @@ from scoreboard.screens import (
     format_clock,
     render,
 )
-from scoreboard.screens.font import ELLIPSIS, NAME_LETTERS, TILE_LETTERS, font
-from scoreboard.screens.render import HEADLINE_FACES, Mark, Rendering, cap_height, layout, render_marks, rendering
+from scoreboard.screens.render import Rendering, render_marks, rendering
 from scoreboard.screens.text import HINTS
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -205,6 +207,7 @@ SCREENS: dict[str, Screen] = {
         ("Anna", "Bernadette-Marie", "Cléo", "Jürgen"), ("B", "A", "M", "?"), first=3
     ),
     "adjust": AdjustScreen("Bernadette-Marie", points=-12, score=287),
+    "starting": StartingScreen(),
 }
 
 
@@ -268,6 +271,7 @@ STRESS: dict[str, Screen] = {
     "menu-long-value": MenuScreen(selected=2, value="en-tournament"),
     "paused-long": PausedScreen("Bernadette-Marie"),
     "reading-long": ReadingScreen("Bernadette-Marie"),
+    "starting": StartingScreen(),
 }
 """Long names (with Œ, Ÿ, accents), 4 players, 4-digit and negative numbers: within bounds, so
 no number may be cut; a name may be, with an ellipsis."""
@@ -445,7 +449,7 @@ def test_the_recommended_panel_keeps_the_headline_through_a_clocked_game(lang: s
             shapes = set()
             for step in range(60):
                 screen = _clocked_game(n, clocked, step)
-                r = rendering(screen, lang, panel)
+                r = rendering(screen, lang, panel)  # type: ignore[arg-type]
                 mover = next(p for p in screen.players if p.is_turn)
                 big = [k.value for k in r.marks if k.box[3] - k.box[1] == head.height]
                 assert str(mover.score) in big, (n, clocked, step, big)
@@ -459,7 +463,7 @@ def test_every_number_and_every_name_letter_is_shown_whole() -> None:
     screen = STRESS["scores-4-long-names"]
     for panel in PANELS.values():
         for lang in LANGUAGES:
-            _, marks = render_marks(screen, lang, panel)  # type: ignore[arg-type]
+            _, marks = render_marks(screen, lang, panel)
             numbers = [k.value for k in marks if k.kind == "number"]
             assert {"-1024", "9999", "-5", "1000"} <= set(numbers), (panel, numbers)
 
@@ -488,7 +492,7 @@ def test_contact_sheets() -> None:
             sheet = Image.new("RGB", (cols * w, rows * h), (60, 60, 60))
             draw = ImageDraw.Draw(sheet)
             for i, (name, screen) in enumerate(screens.items()):
-                image = render(screen, lang, panel).convert("RGB")  # type: ignore[arg-type]
+                image = render(screen, lang, panel).convert("RGB")
                 x, y = (i % cols) * w, (i // cols) * h
                 sheet.paste(image.resize((panel.width * scale, panel.height * scale), Image.Resampling.NEAREST),
                             (x + 4, y + 14))
@@ -569,7 +573,7 @@ def test_every_tile_letter_and_name_letter_has_a_glyph_in_every_face(size: str) 
 
 def test_glyphs_are_not_cut_by_the_face_cells() -> None:
     """The faces' cells are cut to their glyphs' ink: each letter keeps every lit pixel."""
-    from scoreboard.screens.font import _read
+    from scoreboard.drawing.font import _read
 
     for size, full in (("8x16", "8x16"), ("16x32", "16x32")):
         face, source = font(size), _read(full)

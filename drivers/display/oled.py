@@ -27,6 +27,7 @@ __all__ = [
     "FrameSizeError",
     "GpiozeroLines",
     "Multiplexer",
+    "emulated_displays",
     "make_device",
     "make_display",
     "make_displays",
@@ -331,3 +332,33 @@ def make_display(
 ) -> Display:
     """The display of ``config`` (with seat displays: the first seat's)."""
     return make_displays(config, capture_dir, bus)[0]
+
+
+class _Capture:
+    """The keys :func:`make_device` reads, for the ``capture`` driver of ``panel``."""
+
+    driver = "capture"
+
+    def __init__(self, panel: Panel, rotate: int) -> None:
+        self.panel, self.rotate = panel, rotate
+
+    def chosen_panel(self) -> Panel:
+        return self.panel
+
+
+def emulated_displays(display: Any, folder: str | Path) -> tuple[Display, ...]:
+    """Emulated panels of a ``[display]`` section's kind (its panel and rotation) writing PNG
+    frames into ``folder``: one shared, or one per seat when ``seat_channels`` gives seat
+    displays (no multiplexer is emulated: each seat's frames are its own files,
+    ``screen-SEAT-NNNNNN.png``)."""
+    panel: Panel = display.chosen_panel()
+    capture = _Capture(panel, display.rotate)
+    displays: list[Display] = []
+    try:
+        for seat in range(max(1, len(display.seat_channels))):
+            displays.append(Display(make_device(capture, folder, seat), panel=panel))
+    except BaseException:
+        for made in displays:
+            made.close()
+        raise
+    return tuple(displays)

@@ -17,9 +17,12 @@ without a PMU counts nothing).
 - ``instr_frame``: one board-link frame parsed and decoded.
 - ``instr_idle_second``: one second of the idle 4-seat service, all its threads.
 - ``instr_start_to_frame_warm``: ``scoreboard run --simulate`` from the process's start to
-  its first frame shown, the project's bytecode compiled beforehand (as an install does);
-  ``instr_start_to_frame_cold``: the same without it (every module compiled on the way);
-  ``instr_bare_python``: ``python -c pass``.
+  its first frame shown (the starting frame, :mod:`scoreboard.starting`), the project's
+  bytecode compiled beforehand (as an install does); ``instr_start_to_frame_cold``: the same
+  without it (every module compiled on the way); ``instr_bare_python``: ``python -c pass``.
+- ``instr_start_to_game_frame_warm``, ``instr_start_to_game_frame_cold``: the same to the
+  game's first frame (the process exits where the devices would start). Both are counted
+  through :mod:`scoreboard.start_probe`, outside this package (which loads every benchmark).
 
 Each ``*_pi_ms`` figure projects a count onto a Pi Zero 2 W: :data:`PI_HZ` instructions
 per second at :data:`PI_IPC` (see the README's performance section for the source).
@@ -38,11 +41,11 @@ from pathlib import Path
 
 from scoreboard.bench.idle_bench import (
     SETTLE_S,
-    source_copy,
     service_command,
+    source_copy,
     start_board,
     start_service,
-    wait_first_frame,
+    wait_game_frame,
 )
 from scoreboard.bench.service_bench import HERE, BenchError, stop_board
 
@@ -117,7 +120,7 @@ def idle_second(seconds: float = IDLE_S) -> float:
                        *service_command(folder, link)]
             proc = start_service(command, _env())
             try:
-                wait_first_frame(folder / "out" / "screens.txt", proc, patience=600)
+                wait_game_frame(folder / "out" / "screens.txt", proc, patience=600)  # (the start over)
                 time.sleep(SETTLE_S * 5)  # (valgrind is slow: the board's HELLO and first reads taken)
                 _control(proc.pid)
                 t0 = time.monotonic()
@@ -157,11 +160,12 @@ def start_to_frame() -> dict[str, float]:
                 run_dir = folder / kind
                 service = service_command(run_dir, link)
                 args = service[service.index("scoreboard.run_cli") + 1:]
-                out[f"instr_start_to_frame_{kind}"] = count(
-                    [sys.executable, "-m", "scoreboard.bench.counted", "start", *args], source
-                )
-                if not (run_dir / "out" / "screens.txt").stat().st_size:
-                    raise BenchError("the counted start showed no frame")
+                for probe, key in (("first", f"instr_start_to_frame_{kind}"), ("game", f"instr_start_to_game_frame_{kind}")):
+                    shown = run_dir / "out" / "screens.txt"
+                    before = shown.read_text(encoding="utf-8").count("\n") if shown.exists() else 0
+                    out[key] = count([sys.executable, "-m", "scoreboard.start_probe", probe, *args], source)
+                    if shown.read_text(encoding="utf-8").count("\n") <= before:
+                        raise BenchError(f"the counted start ({probe}) showed no frame")
         finally:
             stop_board(board)
         out["instr_bare_python"] = count([sys.executable, "-c", "pass"])

@@ -14,8 +14,9 @@ the interpreter's start cancelled out (:mod:`scoreboard.bench.count_bench`).
   (:data:`WORST_BLANK_PLAY`).
 - ``lookup``: a lexicon lookup (German, half present, half absent words).
 - ``frame``: a board-link frame parsed and decoded (:mod:`.link_bench`'s mix).
-- ``start``: ``scoreboard run --simulate ARGS...`` up to its first frame shown (the
-  process exits where the devices would start); ``N`` is ignored.
+
+A start is counted with :mod:`scoreboard.start_probe` (outside this package, which loads
+every benchmark).
 """
 
 from __future__ import annotations
@@ -151,20 +152,6 @@ def _frame() -> Callable[[int], None]:
     return op
 
 
-def _start(args: list[str]) -> None:
-    """``scoreboard run ARGS`` until the devices would start (the first frame is shown by then)."""
-    from scoreboard import hardware
-    from scoreboard.cli import main as scoreboard
-
-    def stop_here(self: object) -> None:
-        sys.stdout.flush()
-        os._exit(0)
-
-    hardware.Hardware.start = stop_here  # type: ignore[method-assign]
-    scoreboard(["run", *args])
-    os._exit(3)  # (never reached: the service starts its devices after its first frame)
-
-
 SETUPS: dict[str, Callable[[], Callable[[int], None]]] = {
     "done": _done, "blank2": _blank2, "blank2worst": lambda: _blank2(WORST_BLANK_PLAY), "lookup": _lookup,
     "frame": _frame,
@@ -181,10 +168,8 @@ def setup(name: str) -> Callable[[int], None]:
 
 
 def main(argv: list[str]) -> int:
-    if argv and argv[0] == "start":
-        _start(argv[1:])
     if len(argv) != 2 or argv[0] not in SETUPS:
-        print(f"usage: python -m scoreboard.bench.counted {{{','.join(SETUPS)}}} N | start ARGS...", file=sys.stderr)
+        print(f"usage: python -m scoreboard.bench.counted {{{','.join(SETUPS)}}} N", file=sys.stderr)
         return 2
     op = setup(argv[0])
     op(int(argv[1]))

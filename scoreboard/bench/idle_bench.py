@@ -2,8 +2,8 @@
 
 An idle table: the simulated board in real time (its own process, 4 racks of 7: it sends
 its HEARTBEATs and SNAPSHOTs as a real controller does) and ``scoreboard run --simulate``
-with 4 players and PNG capture, nobody at the table. Once the first frame is shown and
-:data:`SETTLE_S` seconds have passed (the board's HELLO and first reads taken), the
+with 4 players and PNG capture, nobody at the table. Once the game's first frame is shown
+(the start is over) and :data:`SETTLE_S` seconds have passed (the board's HELLO and first reads taken), the
 service's threads are read from ``/proc/PID/task/*`` at the start and the end of
 :data:`IDLE_S` seconds: context switches (``voluntary_ctxt_switches`` plus
 ``nonvoluntary_ctxt_switches`` of ``status``: each is one time a thread went to sleep or was
@@ -14,19 +14,23 @@ put off the CPU, so one wakeup) and CPU time (``schedstat``'s nanoseconds on the
 - ``idle_board_bytes_per_s``: bytes the board sent meanwhile (its HEARTBEATs and SNAPSHOTs:
   wakeups the service cannot avoid).
 - ``first_frame_s_warm``: wall seconds from starting the service's process to its first
-  frame written (``screens.txt``'s first line), the project's bytecode compiled beforehand
-  (a copy of its sources, ``compileall``, as an install does); median of :data:`START_ROUNDS`.
+  frame written (``screens.txt``'s first line: the starting frame, "Starting…", drawn and
+  written to the emulated panel's PNG before the line; :mod:`scoreboard.starting`), the
+  project's bytecode compiled beforehand (a copy of its sources, ``compileall``, as an
+  install does); median of :data:`START_ROUNDS`.
 - ``first_frame_s_cold``: the same with no bytecode of the project's own modules (a copy
   without ``__pycache__``, none written: ``PYTHONDONTWRITEBYTECODE``).
 - ``first_frame_vs_bare_python``: the warm figure over ``python -c pass``'s wall time
   measured alternately in the same run (the machine's load mostly cancels out).
+- ``game_frame_s_warm``, ``game_frame_s_cold``: the same runs, to the game's first frame
+  (the first line that is not the starting frame: the draw for the first player here, the
+  journal opened and read, the board link and the buttons made).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -38,7 +42,16 @@ from pathlib import Path
 from scoreboard.bench.service_bench import HERE, BenchError, stop_board
 from scoreboard.sim.client import SimControl
 
-__all__ = ["run", "sample", "service_command", "source_copy", "start_board", "start_service", "wait_first_frame"]
+__all__ = [
+    "run",
+    "sample",
+    "service_command",
+    "source_copy",
+    "start_board",
+    "start_service",
+    "wait_first_frame",
+    "wait_game_frame",
+]
 
 PLAYERS = ("Anna", "Ben", "Cleo", "Dirk")
 IDLE_S = 30.0
@@ -90,6 +103,26 @@ def wait_first_frame(shown: Path, proc: subprocess.Popen[bytes], patience: float
     raise BenchError(f"no frame from the service in {patience:.0f} s")
 
 
+STARTING = "StartingScreen("
+
+
+def wait_game_frame(shown: Path, proc: subprocess.Popen[bytes], patience: float = PATIENCE_S) -> float:
+    """Wait for the first line of ``shown`` that is not the starting frame (the game's first
+    screen); the monotonic time it was seen."""
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        try:
+            lines = shown.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            lines = []
+        if any(line.partition("\t")[2] and not line.partition("\t")[2].startswith(STARTING) for line in lines):
+            return time.monotonic()
+        if proc.poll() is not None:
+            raise BenchError(f"the service exited ({proc.returncode}) before the game's first frame")
+        time.sleep(0.002)
+    raise BenchError(f"no game frame from the service in {patience:.0f} s")
+
+
 def sample(pid: int) -> dict[int, tuple[int, int]]:
     """Per thread of ``pid``: (context switches, nanoseconds on the CPU)."""
     out: dict[int, tuple[int, int]] = {}
@@ -115,7 +148,7 @@ def idle(seconds: float = IDLE_S) -> dict[str, float]:
         try:
             proc = start_service(service_command(folder, link))
             try:
-                wait_first_frame(folder / "out" / "screens.txt", proc)
+                wait_game_frame(folder / "out" / "screens.txt", proc)  # (the start over)
                 time.sleep(SETTLE_S)
                 with SimControl.connect(f"{link}.control", timeout=10) as sim:
                     written_before = sim.ping().written
@@ -159,7 +192,7 @@ def first_frame(rounds: int = START_ROUNDS) -> dict[str, float]:
         link = folder / "board"
         board = start_board(link)
         sources = {"warm": source_copy(folder / "warm", True), "cold": source_copy(folder / "cold", False)}
-        times: dict[str, list[float]] = {"bare": [], "warm": [], "cold": []}
+        times: dict[str, list[float]] = {"bare": [], "warm": [], "cold": [], "game-warm": [], "game-cold": []}
         try:
             for number in range(rounds + 1):  # the first round warms the page cache up: not counted
                 for kind in ("bare", "warm", "cold"):
@@ -173,16 +206,22 @@ def first_frame(rounds: int = START_ROUNDS) -> dict[str, float]:
                         proc = start_service(service_command(run_dir, link), env, sources[kind])
                         try:
                             seconds = wait_first_frame(run_dir / "out" / "screens.txt", proc) - t0
+                            game = wait_game_frame(run_dir / "out" / "screens.txt", proc) - t0
                         finally:
                             stop_board(proc)
+                        if number:
+                            times[f"game-{kind}"].append(game)
                     if number:
                         times[kind].append(seconds)
         finally:
             stop_board(board)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    warm, cold, bare = (statistics.median(times[k]) for k in ("warm", "cold", "bare"))
-    return {"first_frame_s_warm": warm, "first_frame_s_cold": cold, "first_frame_vs_bare_python": warm / bare}
+    warm, cold, bare, game_warm, game_cold = (
+        statistics.median(times[k]) for k in ("warm", "cold", "bare", "game-warm", "game-cold")
+    )
+    return {"first_frame_s_warm": warm, "first_frame_s_cold": cold, "first_frame_vs_bare_python": warm / bare,
+            "game_frame_s_warm": game_warm, "game_frame_s_cold": game_cold}
 
 
 def run() -> dict[str, float]:

@@ -8,7 +8,6 @@ writes the whole documented file from the declarations.
 
 from __future__ import annotations
 
-import os
 import textwrap
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
@@ -19,7 +18,23 @@ import attr
 import attrs
 import tomli_w
 
-from .checks import SET_SOURCE, ConfigError, ConfigPinClashError, closest, show, toml_value, value_kind
+from scoreboard.config_files import (
+    CONFIG_MAX_BYTES,
+    config_file,
+    default_config_path,
+    set_value,
+    state_dir_path,
+)
+
+from .checks import (
+    SET_SOURCE,
+    ConfigError,
+    ConfigPinClashError,
+    closest,
+    show,
+    toml_value,
+    value_kind,
+)
 from .sections import (
     KEYS,
     SECTIONS,
@@ -34,31 +49,6 @@ from .sections import (
 __all__ = ["config_to_dict", "default_config_path", "default_toml", "load_config", "state_dir"]
 
 # --- loading -------------------------------------------------------------------------------
-
-
-def _xdg_dir(variable: str, fallback: str) -> Path:
-    """``$variable`` when set to an absolute path (the XDG rule), else ``~/fallback``."""
-    value = os.environ.get(variable, "")
-    return Path(value) if os.path.isabs(value) else Path.home() / fallback
-
-
-def default_config_path() -> Path:
-    """``$XDG_CONFIG_HOME/scoreboard/config.toml`` (default ``~/.config/...``)."""
-    return _xdg_dir("XDG_CONFIG_HOME", ".config") / "scoreboard" / "config.toml"
-
-
-def _config_file(path: str | Path | None) -> tuple[Path | None, str]:
-    """The file to read and how it was chosen; (None, "") when there is none."""
-    if path is not None:
-        return Path(path).expanduser(), ""
-    env = os.environ.get("SCOREBOARD_CONFIG", "")
-    if env:
-        return Path(env).expanduser(), " (from $SCOREBOARD_CONFIG)"
-    default = default_config_path()
-    return (default, "") if default.exists() else (None, "")
-
-
-CONFIG_MAX_BYTES = 1 << 20  # a config file is a few KiB: anything past this is the wrong file
 
 
 def _read_toml(file: Path, how: str) -> dict[str, Any]:
@@ -138,15 +128,6 @@ def _file_items(data: Mapping[str, Any], source: Path) -> Iterator[tuple[str, An
             yield f"{section}.{name}", value
 
 
-def _toml_or_string(text: str) -> Any:
-    """``text`` as a TOML value, or ``text`` itself when it is not one."""
-    try:
-        document = tomllib.loads(f"value = {text}")
-    except tomllib.TOMLDecodeError:
-        return text
-    return document["value"] if document.keys() == {"value"} else text
-
-
 def _override_item(item: str) -> tuple[str, Any]:
     """(dotted key, value) of a ``KEY=VALUE`` override; unknown keys raise."""
     dotted, sep, text = item.partition("=")
@@ -158,7 +139,7 @@ def _override_item(item: str) -> tuple[str, Any]:
         )
     if dotted not in KEYS:
         raise _unknown(dotted, SET_SOURCE)
-    return dotted, _toml_or_string(text.strip())
+    return dotted, set_value(text.strip())
 
 
 def _parse(dotted: str, value: Any, source: str | Path) -> Any:
@@ -189,7 +170,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
     TOML value, or a plain string when it does not parse as one (``game.rules=fr``).
     The rule profile and player count are checked too (see :meth:`Config.rule_profile`).
     """
-    file, how = _config_file(path)
+    file, how = config_file(path)
     values: dict[str, Any] = {}
     origin: dict[str, str | Path] = {}
     if file is not None:
@@ -221,16 +202,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -
 
 def _state_dir_path(config: Config) -> tuple[Path, str]:
     """The state directory and where it comes from, for messages."""
-    if config.paths.state_dir:
-        where = f"paths.state_dir in {config.source}" if config.source else "paths.state_dir"
-        return Path(config.paths.state_dir).expanduser(), where
-    systemd = [p for p in os.environ.get("STATE_DIRECTORY", "").split(":") if p]
-    if systemd:
-        return Path(systemd[0]), "$STATE_DIRECTORY"
-    xdg = os.environ.get("XDG_STATE_HOME", "")
-    if os.path.isabs(xdg):
-        return Path(xdg) / "scoreboard", "$XDG_STATE_HOME"
-    return Path.home() / ".local" / "state" / "scoreboard", "the default"
+    return state_dir_path(config.paths.state_dir, config.source)
 
 
 def state_dir(config: Config, create: bool = True) -> Path:

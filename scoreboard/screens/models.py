@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from scoreboard.drawing.starting import StartingScreen
 from scoreboard.enrollment import IssueKind, Phase
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "ReadingScreen",
     "ScoresScreen",
     "Screen",
+    "StartingScreen",
     "TallyLine",
     "TallyScreen",
     "UnseenScreen",
@@ -332,5 +334,6 @@ Screen: TypeAlias = (
     | PausedScreen
     | DrawForFirstScreen
     | AdjustScreen
+    | StartingScreen
 )
 """Any screen model."""

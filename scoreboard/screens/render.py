@@ -23,18 +23,26 @@ winners) are drawn inverted, with an arrow where it marks a player.
 
 from __future__ import annotations
 
-import functools
 import math
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
-from drivers.display.panels import PANELS, Panel, legible_mm
+from drivers.display.panels import Panel
+from scoreboard.drawing.canvas import (
+    DEFAULT_PANEL,
+    Canvas,
+    Layout,
+    Mark,
+    layout,
+)
+from scoreboard.drawing.font import BitmapFont
+from scoreboard.drawing.starting import StartingScreen
+from scoreboard.drawing.starting import draw as _starting
 
-from .font import BitmapFont, font
 from .models import (
     AdjustScreen,
     BlankPickerScreen,
@@ -73,115 +81,6 @@ __all__ = [
     "rendering",
 ]
 
-DEFAULT_PANEL = PANELS["0.96in"]
-"""The panel :func:`render` lays out for when none is given."""
-
-HEADLINE_FACES = ("6x12x2", "16x32", "6x12x3")
-"""Faces a headline may use (:func:`layout` picks one for a panel)."""
-
-Align = Literal["left", "right", "center"]
-
-
-@dataclass(frozen=True)
-class Mark:
-    """A box drawn into: ``box`` is (left, top, right, bottom), right and bottom exclusive.
-
-    ``kind`` is ``text``, ``number`` or ``shape``; ``value`` the text as drawn, ``cut``
-    whether it was shortened to fit and ``cuttable`` whether it may be (a player's name, a
-    reason of the engine's: text of any length; everything else is meant to be read whole).
-    """
-
-    kind: str
-    box: tuple[int, int, int, int]
-    value: str = ""
-    cut: bool = False
-    cuttable: bool = False
-
-    def intersects(self, other: Mark) -> bool:
-        """True when the two boxes share a pixel."""
-        a, b = self.box, other.box
-        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where things go on ``panel``: the frame inside the margin, the faces and the lines."""
-
-    panel: Panel
-    body: BitmapFont
-    big: BitmapFont
-    head: BitmapFont | None  # legible from across the table, when the panel allows it
-
-    @property
-    def width(self) -> int:
-        return self.panel.width
-
-    @property
-    def height(self) -> int:
-        return self.panel.height
-
-    @property
-    def left(self) -> int:
-        return self.panel.margin
-
-    @property
-    def right(self) -> int:
-        """The first column right of the frame."""
-        return self.panel.width - self.panel.margin
-
-    @property
-    def bottom(self) -> int:
-        """The first row below the frame."""
-        return self.panel.height - self.panel.margin
-
-    @property
-    def line(self) -> int:
-        return self.body.height
-
-    @property
-    def title_end(self) -> int:
-        """The first row under the title bar."""
-        return self.panel.margin + self.line + 1
-
-    @property
-    def rows(self) -> tuple[int, ...]:
-        """The tops of the body lines under the title (a dark row between bar and first line)."""
-        first = self.title_end + 1
-        return tuple(range(first, self.bottom - self.line + 1, self.line))
-
-    @property
-    def columns(self) -> int:
-        """Body characters on a line inside the margin."""
-        return (self.right - self.left) // self.body.width
-
-
-def cap_height(face: BitmapFont) -> int:
-    """Rows of a capital (``H``) in ``face``."""
-    top, bottom, _, _ = face.ink("H")
-    return bottom - top + 1
-
-
-USABLE_ARCMIN = 10.0
-"""The smallest capitals worth a headline, in minutes of arc at the viewing distance (ISO
-9241-3 allows characters this small where reading is not the main task; 16 is its minimum
-for reading, see :func:`~drivers.display.panels.legible_mm`)."""
-
-
-@functools.cache
-def layout(panel: Panel) -> Layout:
-    """The layout for ``panel``. A headline face is chosen among those that fit between the
-    title and one body line with a 5-letter name and a 4-digit score on a line: the one with
-    the tallest capitals, if they reach :data:`USABLE_ARCMIN` at the viewing distance."""
-    body, big = font("6x12"), font("8x16")
-    room = panel.height - 2 * panel.margin - (body.height + 2) - (body.height + 1)
-    width = panel.width - 2 * panel.margin
-    fits = [f for f in map(font, HEADLINE_FACES) if f.height <= room and 10 * f.width <= width]
-    head = max(fits, key=lambda f: (cap_height(f), -f.width), default=None)
-    if head is not None and panel.mm(cap_height(head)) < legible_mm(arcmin=USABLE_ARCMIN):
-        head = None
-    return Layout(panel, body, big, head)
-
-
 def format_clock(seconds: int) -> str:
     """Clock time ``m:ss``; negative (overtime) as ``-m:ss``."""
     sign = "-" if seconds < 0 else ""
@@ -191,141 +90,6 @@ def format_clock(seconds: int) -> str:
 
 def _signed(points: int) -> str:
     return f"{points:+d}"
-
-
-class _Canvas:
-    """A blank 1-bit image of the panel with the drawing helpers the screens use; every
-    text and shape drawn is recorded in :attr:`marks`."""
-
-    def __init__(self, lay: Layout) -> None:
-        self.lay = lay
-        self.image = Image.new("1", (lay.width, lay.height), 0)
-        self.draw = ImageDraw.Draw(self.image)
-        self.body = lay.body
-        self.big = lay.big
-        self.marks: list[Mark] = []
-        self.bars: list[tuple[int, int, int, int]] = []  # lit backgrounds, right and bottom exclusive
-        self.dropped: list[str] = []  # text that found no room
-
-    # --- text ---
-
-    def put(
-        self,
-        value: str,
-        y: int,
-        x0: int | None = None,
-        x1: int | None = None,
-        *,
-        align: Align = "left",
-        face: BitmapFont | None = None,
-        fill: int = 1,
-        kind: str = "text",
-        cuttable: bool = False,
-    ) -> int:
-        """``value`` on one line at ``y`` between ``x0`` and ``x1`` (the frame by default),
-        aligned, cut to fit (``cuttable``: as it may be); returns its width in pixels (0:
-        nothing drawn, and a ``value`` with no room at all is reported as dropped)."""
-        f = face or self.body
-        x0 = self.lay.left if x0 is None else x0
-        x1 = self.lay.right if x1 is None else x1
-        shown = f.fit(value, x1 - x0)
-        if not shown:
-            if value:
-                self.dropped.append(value)
-            return 0
-        w = f.text_width(shown)
-        x = x0 if align == "left" else x1 - w if align == "right" else x0 + (x1 - x0 - w) // 2
-        f.draw(self.image, (x, y), shown, fill)
-        self.marks.append(Mark(kind, (x, y, x + w, y + f.height), shown, shown != value, cuttable))
-        return w
-
-    def number(self, value: str, y: int, right: int, *, face: BitmapFont | None = None, fill: int = 1) -> int:
-        """A number right-aligned at ``right``, never cut unless it is wider than the frame;
-        returns the left edge of its box."""
-        f = face or self.body
-        self.put(value, y, max(self.lay.left, right - f.text_width(value)), right, align="right", face=f, fill=fill,
-                 kind="number")
-        return right - f.text_width(value)
-
-    def title(
-        self, value: str, right: str = "", *, number: bool = False, cuttable: bool = False, right_cuttable: bool = False
-    ) -> None:
-        """The title bar: ``value`` at the left, ``right`` at the right (a number, never cut,
-        with ``number``). Of two texts the one that may be cut (a name) gets the room the
-        other leaves; of two alike the right one leaves the title half the bar or all it needs."""
-        self.bar(0, self.lay.title_end)
-        y = self.lay.panel.margin
-        end = self.lay.right
-        if right:
-            frame = self.lay.right - self.lay.left
-            gap = self.body.width // 2
-            if number:
-                edge = self.number(right, y, self.lay.right, fill=0)
-            else:
-                if right_cuttable and not cuttable:
-                    keep = min(self.body.text_width(value), frame)
-                elif cuttable and not right_cuttable:
-                    keep = max(0, frame - gap - self.body.text_width(right))
-                else:
-                    keep = min(self.body.text_width(value), frame // 2)
-                x0 = self.lay.right - min(frame - keep - gap, self.body.text_width(right))
-                edge = self.lay.right - self.put(right, y, x0, align="right", fill=0, cuttable=right_cuttable)
-            end = edge - gap
-        self.put(value, y, self.lay.left, end, fill=0, cuttable=cuttable)
-
-    def lines(self, rows: Sequence[int], values: Sequence[str], *, face: BitmapFont | None = None) -> None:
-        """One value a line, from the first of ``rows``; the values past the last row are
-        reported as dropped."""
-        for y, value in zip(rows, values):
-            self.put(value, y, face=face)
-        self.dropped.extend(values[len(rows) :])
-
-    def wrapped(self, rows: Sequence[int], value: str, *, cuttable: bool = False) -> int:
-        """``value`` word-wrapped on ``rows`` (what does not fit on them goes on the last,
-        cut there with ``…``); returns how many rows it took."""
-        parts = textwrap.wrap(value, self.lay.columns) or [""]
-        if not rows:
-            self.dropped.append(value)
-            return 0
-        if len(parts) > len(rows):
-            parts = [*parts[: len(rows) - 1], " ".join(parts[len(rows) - 1 :])]
-        for y, part in zip(rows, parts):
-            self.put(part, y, cuttable=cuttable)
-        return len(parts)
-
-    # --- shapes ---
-
-    def bar(self, y: int, height: int, x0: int = 0, x1: int | None = None) -> None:
-        """An inverted band (text on it is drawn with ``fill=0``); not a mark but a background
-        (:attr:`bars`): text sits on it. It may run under the bezel: cut there, it loses nothing."""
-        box = (x0, y, self.lay.width if x1 is None else x1, y + height)
-        self.draw.rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=1)
-        self.bars.append(box)
-
-    def arrow(self, x: int, y: int, height: int, fill: int = 1) -> int:
-        """A right-pointing triangle ``height`` tall in a box from ``x``; returns its width."""
-        h = height - height % 2 - 1 if height % 2 == 0 else height
-        w = h // 2 + 1
-        self.draw.polygon(((x, y), (x + w - 1, y + h // 2), (x, y + h - 1)), fill=fill)
-        self.marks.append(Mark("shape", (x, y, x + w, y + h)))
-        return w
-
-    def shape(self, box: tuple[int, int, int, int], *, outline: bool = False, fill: int = 1) -> None:
-        """A filled (or outlined) rectangle, right and bottom exclusive."""
-        x0, y0, x1, y1 = box
-        if outline:
-            self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=fill)
-        else:
-            self.draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=fill)
-        self.marks.append(Mark("shape", box))
-
-    def tile(self, x: int, y: int, letter: str, fill: int = 1) -> int:
-        """A tile: ``letter`` dark on a lit box (lit on dark with ``fill=0``); returns its width."""
-        w, h = self.body.width + 1, self.body.height
-        self.draw.rectangle((x, y, x + w - 1, y + h - 1), fill=fill)
-        self.body.draw(self.image, (x + 1, y), letter[:1], 1 - fill)
-        self.marks.append(Mark("text", (x, y, x + w, y + h), letter[:1]))
-        return w
 
 
 def _named(key: str, lang: Lang, name: str, room: int, f: BitmapFont, **fields: object) -> str:
@@ -341,7 +105,7 @@ def _fill(key: str, lang: Lang, room: int, f: BitmapFont, field: str, **fields: 
     return text(key, lang, **{**fields, field: f.fit(value, room - rest)})
 
 
-def _big_rows(c: _Canvas, count: int, top: int | None = None) -> tuple[int, ...] | None:
+def _big_rows(c: Canvas, count: int, top: int | None = None) -> tuple[int, ...] | None:
     """The tops of ``count`` lines of the big face from ``top`` (the first line under the
     title), when the panel is one to be read from across the table (it has a headline face)
     and they fit; else None."""
@@ -355,7 +119,7 @@ def _big_rows(c: _Canvas, count: int, top: int | None = None) -> tuple[int, ...]
 # --- the screens ---------------------------------------------------------------------------
 
 
-def _scores(m: ScoresScreen, lang: Lang, c: _Canvas) -> None:
+def _scores(m: ScoresScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     players = m.players[:4]
     bag = text("scores.bag", lang, n=m.bag) if m.bag else text("scores.bag_empty", lang)
@@ -414,7 +178,7 @@ class _HeadlinePlan:
     clock_cols: int
 
 
-def _headline_plan(c: _Canvas, lang: Lang, players: Sequence[PlayerLine], mover: PlayerLine) -> _HeadlinePlan | None:
+def _headline_plan(c: Canvas, lang: Lang, players: Sequence[PlayerLine], mover: PlayerLine) -> _HeadlinePlan | None:
     """The first layout with a headline that fits the widest values the game can show (the
     longer title, the longest bag text, 4-digit scores, 5-column clocks), so that it does not
     change as clocks run and scores grow: the others with their clocks, then without; None
@@ -453,7 +217,7 @@ def _headline_plan(c: _Canvas, lang: Lang, players: Sequence[PlayerLine], mover:
 
 
 def _scores_headline(
-    c: _Canvas, players: Sequence[PlayerLine], mover: PlayerLine, title: str, bag: str, plan: _HeadlinePlan
+    c: Canvas, players: Sequence[PlayerLine], mover: PlayerLine, title: str, bag: str, plan: _HeadlinePlan
 ) -> None:
     """The player to move and their score in the headline face, the others on the lines below
     in columns kept for their numbers (and the bag, when it is not in the title)."""
@@ -490,7 +254,7 @@ def _scores_headline(
         c.put(p.name, y, x0, right, cuttable=True)
 
 
-def _word(c: _Canvas, y: int, word: str, x0: int, x1: int, face: BitmapFont | None = None) -> None:
+def _word(c: Canvas, y: int, word: str, x0: int, x1: int, face: BitmapFont | None = None) -> None:
     """A played word in capitals, blanks (lower case) inverted."""
     f = face or c.body
     shown = f.fit(word, x1 - x0)
@@ -505,7 +269,7 @@ def _word(c: _Canvas, y: int, word: str, x0: int, x1: int, face: BitmapFont | No
     c.marks.append(Mark("text", (x0, y, x, y + f.height), shown, shown != word))
 
 
-def _last_play(m: LastPlayScreen, lang: Lang, c: _Canvas) -> None:
+def _last_play(m: LastPlayScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     total = _signed(m.total)
     room = lay.right - lay.left - c.body.text_width(total) - c.body.width
@@ -530,7 +294,7 @@ def _last_play(m: LastPlayScreen, lang: Lang, c: _Canvas) -> None:
         c.put(bingo, rows[-1], face=face)
 
 
-def _challenge_window(m: ChallengeWindowScreen, lang: Lang, c: _Canvas) -> None:
+def _challenge_window(m: ChallengeWindowScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     c.title(text("window.title", lang), m.player, right_cuttable=True)
     seconds = max(0, m.seconds_left)
@@ -553,7 +317,7 @@ def _challenge_window(m: ChallengeWindowScreen, lang: Lang, c: _Canvas) -> None:
     c.put(text("window.hint", lang), hint_y, align="center")
 
 
-def _time_bar(c: _Canvas, x0: int, y: int, x1: int, h: int, share: float) -> None:
+def _time_bar(c: Canvas, x0: int, y: int, x1: int, h: int, share: float) -> None:
     """An outlined bar from ``x0`` to ``x1``, filled to ``share`` (0 to 1)."""
     if x1 - x0 < 6 or h < 4:
         return
@@ -563,7 +327,7 @@ def _time_bar(c: _Canvas, x0: int, y: int, x1: int, h: int, share: float) -> Non
         c.draw.rectangle((x0 + 2, y + 2, x0 + 2 + filled - 1, y + h - 3), fill=1)
 
 
-def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: _Canvas) -> None:
+def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: Canvas) -> None:
     c.title(text("result.title", lang))
     lines: list[tuple[str, str, dict[str, object]]] = [  # key, the field of any length, fields
         ("result.valid", "", {})
@@ -586,7 +350,7 @@ def _challenge_result(m: ChallengeResultScreen, lang: Lang, c: _Canvas) -> None:
     _fitted_lines(c, lang, lines)
 
 
-def _fitted_lines(c: _Canvas, lang: Lang, lines: Sequence[tuple[str, str, dict[str, object]]]) -> None:
+def _fitted_lines(c: Canvas, lang: Lang, lines: Sequence[tuple[str, str, dict[str, object]]]) -> None:
     """Lines of text (key, the field that may be cut, fields): in the big face on a panel read
     from across the table when every line fits it whole, else in the body face, the field of
     each cut to fit; lines past the last row are reported as dropped."""
@@ -600,7 +364,7 @@ def _fitted_lines(c: _Canvas, lang: Lang, lines: Sequence[tuple[str, str, dict[s
     c.dropped.extend(whole[len(rows) :])
 
 
-def _error(m: ErrorScreen, lang: Lang, c: _Canvas) -> None:
+def _error(m: ErrorScreen, lang: Lang, c: Canvas) -> None:
     key = f"error.{m.kind.value}"
     c.title(text(f"{key}.title", lang))
     rows = c.lay.rows
@@ -615,7 +379,7 @@ def _error(m: ErrorScreen, lang: Lang, c: _Canvas) -> None:
         c.put(m.detail, rows[used], kind="number")
 
 
-def _blank_picker(m: BlankPickerScreen, lang: Lang, c: _Canvas) -> None:
+def _blank_picker(m: BlankPickerScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     c.title(text("blank.title", lang, square=m.square))
     pitch = c.body.width + 2
@@ -632,7 +396,7 @@ def _blank_picker(m: BlankPickerScreen, lang: Lang, c: _Canvas) -> None:
     c.lines(lay.rows[1:], [text(k, lang) for k in ("blank.keys", "blank.hold", "blank.back")])
 
 
-def _confirm(m: ConfirmScreen, lang: Lang, c: _Canvas) -> None:
+def _confirm(m: ConfirmScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     rows = lay.rows
     if m.kind in (ConfirmKind.PASS, ConfirmKind.EXCHANGE):  # the player's own question
@@ -653,7 +417,7 @@ def _confirm(m: ConfirmScreen, lang: Lang, c: _Canvas) -> None:
     c.lines(rows[2:], [text("confirm.other", lang), text("confirm.withdraw", lang)])
 
 
-def _question(c: _Canvas, question: str) -> None:
+def _question(c: Canvas, question: str) -> None:
     """A question in the big face on the two lines under the title (the body face if too long)."""
     rows = c.lay.rows
     room = rows[2] - rows[0]
@@ -661,7 +425,7 @@ def _question(c: _Canvas, question: str) -> None:
     c.put(question, rows[0] + (room - face.height) // 2, face=face, align="center")
 
 
-def _unseen(m: UnseenScreen, lang: Lang, c: _Canvas) -> None:
+def _unseen(m: UnseenScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     entries = [(letter, n) for letter, n in m.counts if n > 0]
     c.title(text("unseen.title", lang, n=sum(n for _, n in entries)))
@@ -683,7 +447,7 @@ def _unseen(m: UnseenScreen, lang: Lang, c: _Canvas) -> None:
         x += c.body.text_width(count) + 1
 
 
-def _tally(m: TallyScreen, lang: Lang, c: _Canvas) -> None:
+def _tally(m: TallyScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     frame = lay.right - lay.left
     legend = text("tally.legend", lang)
@@ -749,7 +513,7 @@ def _rack(points: int) -> str:
     return _signed(points) if points else "0"
 
 
-def _tally_name_columns(c: _Canvas, face: BitmapFont, rows: Sequence[TallyLine], full: bool, equals: bool) -> int:
+def _tally_name_columns(c: Canvas, face: BitmapFont, rows: Sequence[TallyLine], full: bool, equals: bool) -> int:
     """Columns of ``face`` left for the names of ``rows`` beside their numbers (the final total;
     with ``full`` also the game score and the rack, with ``equals`` an ``=`` before the total)."""
     numbers = max((len(str(r.final)) for r in rows), default=1)
@@ -761,7 +525,7 @@ def _tally_name_columns(c: _Canvas, face: BitmapFont, rows: Sequence[TallyLine],
     return room // face.width
 
 
-def _enroll(m: EnrollScreen, lang: Lang, c: _Canvas) -> None:
+def _enroll(m: EnrollScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     rows = lay.rows
     c.title(text("enroll.title", lang))
@@ -785,7 +549,7 @@ def _enroll(m: EnrollScreen, lang: Lang, c: _Canvas) -> None:
         c.put(m.detail, rows[3])
 
 
-def _reading(m: ReadingScreen, lang: Lang, c: _Canvas) -> None:
+def _reading(m: ReadingScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     rows = lay.rows
     who = _named("reading.who", lang, m.player, lay.right - lay.left, c.body) if m.player else ""
@@ -795,7 +559,7 @@ def _reading(m: ReadingScreen, lang: Lang, c: _Canvas) -> None:
     c.put(text("reading.hint", lang), rows[-1], align="center")
 
 
-def _paused(m: PausedScreen, lang: Lang, c: _Canvas) -> None:
+def _paused(m: PausedScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     rows = lay.rows
     c.title(text("paused.title", lang))
@@ -805,7 +569,7 @@ def _paused(m: PausedScreen, lang: Lang, c: _Canvas) -> None:
     c.put(text("paused.resume", lang), rows[-1], align="center")
 
 
-def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: _Canvas) -> None:
+def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     cw = c.body.width
     first = m.first if m.first is not None and 0 <= m.first < len(m.names) else None
@@ -839,7 +603,7 @@ def _draw_for_first(m: DrawForFirstScreen, lang: Lang, c: _Canvas) -> None:
     c.wrapped(lay.rows[2:], message)
 
 
-def _adjust(m: AdjustScreen, lang: Lang, c: _Canvas) -> None:
+def _adjust(m: AdjustScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     rows = lay.rows
     c.title(m.player, text("adjust.next", lang), cuttable=True)
@@ -847,7 +611,7 @@ def _adjust(m: AdjustScreen, lang: Lang, c: _Canvas) -> None:
     c.lines(rows[1:], [text(k, lang) for k in ("adjust.keys", "adjust.hold", "adjust.done")])
 
 
-def _menu(m: MenuScreen, lang: Lang, c: _Canvas) -> None:
+def _menu(m: MenuScreen, lang: Lang, c: Canvas) -> None:
     lay = c.lay
     cw = c.body.width
     frame = lay.right - lay.left
@@ -883,7 +647,7 @@ def _menu(m: MenuScreen, lang: Lang, c: _Canvas) -> None:
         c.put(label, y, lay.left + cw, right, fill=0)
 
 
-_RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
+_RENDERERS: dict[type[Any], Callable[[Any, Lang, Canvas], None]] = {
     ScoresScreen: _scores,
     LastPlayScreen: _last_play,
     ChallengeWindowScreen: _challenge_window,
@@ -899,6 +663,7 @@ _RENDERERS: dict[type[Any], Callable[[Any, Lang, _Canvas], None]] = {
     PausedScreen: _paused,
     DrawForFirstScreen: _draw_for_first,
     AdjustScreen: _adjust,
+    StartingScreen: _starting,
 }
 
 
@@ -920,7 +685,7 @@ def rendering(model: Screen, lang: Lang, panel: Panel = DEFAULT_PANEL) -> Render
         draw = _RENDERERS[type(model)]
     except KeyError:
         raise TypeError(f"no screen for {type(model).__name__}") from None
-    canvas = _Canvas(layout(panel))
+    canvas = Canvas(layout(panel))
     draw(model, lang, canvas)
     return Rendering(canvas.image, tuple(canvas.marks), tuple(canvas.bars), tuple(canvas.dropped))
 

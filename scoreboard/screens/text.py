@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from scoreboard.drawing.starting import STARTING_TEXT
+
 from .models import LANGUAGES, EnrollIssue, ErrorKind, Lang, MenuItem
 
 __all__ = ["HINTS", "TEXT", "text", "tiles"]
@@ -450,6 +452,7 @@ TEXT: dict[str, dict[Lang, str]] = {
         "fr": "{racks} chevalets de {slots} places au lieu de {game_racks} de {game_slots}",
         "en": "{racks} racks of {slots} slots, not {game_racks} of {game_slots}",
     },
+    **{key: _langs(entry) for key, entry in STARTING_TEXT.items()},  # the starting frame's (light to load)
 }
 """Every UI string: key -> language -> text."""
 

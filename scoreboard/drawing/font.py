@@ -8,21 +8,43 @@ glyphs Spleen lacks (``Œ œ Ÿ``, from ``fonts/extra-6x12.txt``) and its descen
 shorter, and faces scaled up for text read from across the table. A character a face lacks
 is drawn as its base letter (``Ł`` as ``L``), else as ``?``; ``…`` is drawn as three dots on
 the baseline when the face has no glyph for it.
+
+Making the faces from the PSF files (:func:`build`) takes about half a billion machine
+instructions, a second on a Pi Zero 2 W; so the faces are shipped made, packed in
+``fonts/faces.bin.gz`` (:func:`pack`, :func:`unpack`), and :func:`font` reads that file once
+(a test checks that it holds what :func:`build` makes from the sources; ``python -m
+scoreboard.drawing.make_fonts`` writes it again after a change to them or to this module).
 """
 
 from __future__ import annotations
 
 import functools
-import gzip
+import os
 import struct
 import unicodedata
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 
 from PIL import Image
 
-__all__ = ["ELLIPSIS", "HEADLINE_CHARS", "NAME_LETTERS", "SUPPORTED", "TILE_LETTERS", "BitmapFont", "font"]
+from engine.errors import ScoreboardError
+
+__all__ = [
+    "ELLIPSIS",
+    "FACES",
+    "HEADLINE_CHARS",
+    "NAME_LETTERS",
+    "PACK_PATH",
+    "SUPPORTED",
+    "TILE_LETTERS",
+    "BitmapFont",
+    "FontPackError",
+    "build",
+    "font",
+    "pack",
+    "unpack",
+]
 
 ELLIPSIS = "\u2026"
 
@@ -62,7 +84,7 @@ class BitmapFont:
     def from_psf(cls, data: bytes, name: str = "psf") -> BitmapFont:
         """Parse a PSF1 or PSF2 font (gzip-compressed or not)."""
         if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
+            data = zlib.decompress(data, wbits=31)  # (gzip's format)
         if data[:4] == _PSF2_MAGIC:
             _, _, header, flags, count, size, height, width = struct.unpack("<8I", data[:32])
             glyphs = tuple(data[header + i * size : header + (i + 1) * size] for i in range(count))
@@ -220,15 +242,20 @@ class BitmapFont:
         return mask
 
 
+FONTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fonts")
+"""The folder of the font files (package data)."""
+
+
 def _read(size: str) -> BitmapFont:
     name = f"spleen-{size}.psfu.gz"
-    data = resources.files(__package__).joinpath("fonts", name).read_bytes()
-    return BitmapFont.from_psf(data, name)
+    with open(os.path.join(FONTS_DIR, name), "rb") as f:
+        return BitmapFont.from_psf(f.read(), name)
 
 
 def _extra_glyphs(size: str) -> dict[str, list[str]]:
     """The glyphs of ``fonts/extra-SIZE.txt``: ``char X``, then its rows (``;`` starts a comment)."""
-    text = resources.files(__package__).joinpath("fonts", f"extra-{size}.txt").read_text(encoding="utf-8")
+    with open(os.path.join(FONTS_DIR, f"extra-{size}.txt"), encoding="utf-8") as f:
+        text = f.read()
     glyphs: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():
@@ -259,15 +286,15 @@ def _shorter_descenders(f: BitmapFont) -> BitmapFont:
 
 
 @functools.cache
-def font(size: str) -> BitmapFont:
-    """A face by name: ``"6x12"`` (body, cells 6x11), ``"8x16"`` (big, 8x15), ``"16x32"``
+def build(size: str) -> BitmapFont:
+    """A face made from the font files, by name: ``"6x12"`` (body, cells 6x11), ``"8x16"`` (big, 8x15), ``"16x32"``
     (headline, 15x32) or ``"6x12x2"``/``"6x12x3"`` (the body face scaled)."""
     if size == "6x12":
         body = _shorter_descenders(_read("6x12").with_glyphs(_extra_glyphs("6x12")))
         top, bottom, _, _ = body.ink(SUPPORTED)
         return body.cropped(top, bottom, 0, body.width - 1, name="spleen-6x12")
     if size.startswith("6x12x"):
-        return font("6x12").scaled(int(size[5:]), name=f"spleen-{size}")
+        return build("6x12").scaled(int(size[5:]), name=f"spleen-{size}")
     if size == "8x16":
         big = _read(size)
         top, bottom, _, _ = big.ink(SUPPORTED)
@@ -277,3 +304,99 @@ def font(size: str) -> BitmapFont:
         top, bottom, left, right = head.ink(ch for ch in HEADLINE_CHARS if ch != "Ð")
         return head.cropped(top, bottom, left, right, spacing=1, name="spleen-16x32")
     raise ValueError(f"no font {size!r}")
+
+
+FACES = ("6x12", "8x16", "16x32", "6x12x2", "6x12x3")
+"""Every face :func:`font` gives."""
+
+PACK_PATH = os.path.join(FONTS_DIR, "faces.bin.gz")
+"""The faces made (:func:`build`), packed (:func:`pack`) and gzipped: package data."""
+
+_MAGIC = b"SBFACES1"
+_FACE = struct.Struct("<HHHHHI")  # width, height, glyphs, bytes a glyph, index entries, index's UTF-8 bytes
+
+
+class FontPackError(ScoreboardError, ValueError):
+    """A font pack (``faces.bin.gz``) that cannot be read: ``path`` it, ``why`` what is wrong."""
+
+    def __init__(self, path: str, why: str) -> None:
+        self.path, self.why = path, why
+        super().__init__(f"{path}: {why}; reinstall the package (python -m scoreboard.drawing.make_fonts makes it)")
+
+
+def pack(faces: Mapping[str, BitmapFont]) -> bytes:
+    """``faces`` (name -> face) as bytes for :func:`unpack`: per face its name, sizes, the
+    characters of its index (UTF-8) with their glyph numbers, and its glyphs' rows."""
+    out = [_MAGIC, struct.pack("<H", len(faces))]
+    for key, face in faces.items():
+        stride = (face.width + 7) // 8 * face.height
+        if any(len(g) != stride for g in face.glyphs):
+            raise ValueError(f"face {key!r}: a glyph is not {stride} bytes")
+        chars = "".join(face.index)
+        encoded = chars.encode("utf-8")
+        for text in (key, face.name):
+            name = text.encode("utf-8")
+            out += [struct.pack("<B", len(name)), name]
+        out += [
+            _FACE.pack(face.width, face.height, len(face.glyphs), stride, len(chars), len(encoded)),
+            encoded,
+            struct.pack(f"<{len(chars)}H", *face.index.values()),
+            b"".join(face.glyphs),
+        ]
+    return b"".join(out)
+
+
+def unpack(data: bytes, path: str = "font pack") -> dict[str, BitmapFont]:
+    """The faces packed by :func:`pack`; :class:`FontPackError` when ``data`` is not such a pack."""
+    if not data.startswith(_MAGIC):
+        raise FontPackError(path, "not a font pack")
+    faces: dict[str, BitmapFont] = {}
+    try:
+        (count,) = struct.unpack_from("<H", data, len(_MAGIC))
+        at = len(_MAGIC) + 2
+        for _ in range(count):
+            names = []
+            for _ in range(2):
+                size = data[at]
+                names.append(data[at + 1 : at + 1 + size].decode("utf-8"))
+                at += 1 + size
+            width, height, glyphs, stride, entries, encoded = _FACE.unpack_from(data, at)
+            at += _FACE.size
+            chars = data[at : at + encoded].decode("utf-8")
+            at += encoded
+            numbers = struct.unpack_from(f"<{entries}H", data, at)
+            at += 2 * entries
+            blob = data[at : at + glyphs * stride]
+            at += glyphs * stride
+            if len(chars) != entries or len(blob) != glyphs * stride or max(numbers, default=0) >= max(glyphs, 1):
+                raise FontPackError(path, f"face {names[0]!r} is cut short or inconsistent")
+            cut = tuple(blob[i * stride : (i + 1) * stride] for i in range(glyphs))
+            faces[names[0]] = BitmapFont(names[1], width, height, cut, dict(zip(chars, numbers)))
+    except (struct.error, IndexError, UnicodeDecodeError) as e:
+        raise FontPackError(path, f"cut short or damaged ({e})") from None
+    if at != len(data):
+        raise FontPackError(path, f"{len(data) - at} bytes past the last face")
+    return faces
+
+
+@functools.cache
+def _shipped() -> dict[str, BitmapFont]:
+    try:
+        with open(PACK_PATH, "rb") as f:
+            data = f.read()
+        data = zlib.decompress(data, wbits=31)  # (gzip's format; zlib's module is the lighter import)
+    except OSError as e:
+        raise FontPackError(PACK_PATH, f"cannot be read: {e.strerror or e}") from None
+    except zlib.error as e:
+        raise FontPackError(PACK_PATH, f"not gzip data ({e})") from None
+    return unpack(data, PACK_PATH)
+
+
+def font(size: str) -> BitmapFont:
+    """A face by name: ``"6x12"`` (body, cells 6x11), ``"8x16"`` (big, 8x15), ``"16x32"``
+    (headline, 15x32) or ``"6x12x2"``/``"6x12x3"`` (the body face scaled); made as
+    :func:`build` makes it, read from the shipped pack."""
+    try:
+        return _shipped()[size]
+    except KeyError:
+        raise ValueError(f"no font {size!r}") from None
