@@ -71,7 +71,7 @@ def test_records_out_of_order_wait_for_the_gap_and_doubles_are_dropped(
     start, first, second, *rest = records
     assert hub.receive(REC, encode(start), 1.0) == "t1"
     assert hub.receive(REC, encode(second), 2.0) == "t1"  # seq 2 before seq 1
-    g = hub.tables["t1"].games[1]
+    g = hub.tables["t1"].games["t1-1"]
     assert g.applied == 0 and g.gap_since == 2.0
     assert hub.resends(2.0 + GAP_WAIT_S - 0.1) == []
     assert hub.resends(2.0 + GAP_WAIT_S) == [Resend("t1", first.journal, 1, 1)]  # asked for from seq 1
@@ -95,7 +95,7 @@ def test_the_engine_flags_a_record_it_refuses_and_scores_that_differ(
     hub = Hub(TOPICS, tmp_path)
     for r in records[:4]:
         hub.receive(REC, encode(r), 1.0)
-    g = hub.tables["t1"].games[1]
+    g = hub.tables["t1"].games["t1-1"]
     state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0, records[0].journal)
     hub.receive("scoreboard/open/t1/state", encode(state), 1.5)
     assert any("the board says [999, 0]" in f.what for f in g.flags)
@@ -244,7 +244,7 @@ def test_records_without_their_games_start_ask_for_it(tmp_path: Path, game: tupl
         hub.receive(REC, encode(r), 1.0)  # the start was lost
     assert hub.resends(1.0 + GAP_WAIT_S) == [Resend("t1", records[0].journal, 1, 0)]  # asked for from the start
     hub.receive(REC, encode(records[0]), 5.0)
-    assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games[1].gap_since is None
+    assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games["t1-1"].gap_since is None
     hub.close()
 
 
@@ -392,14 +392,14 @@ def test_games_of_two_journals_at_one_table_are_kept_apart_and_keep_their_number
     tmp_path: Path, game: tuple[list[RecordMessage], str]
 ) -> None:
     """A board's game 1 and a spare's game 1 at the same table (and a board that sends no
-    identity): three games, numbered as the hub first heard of them, the numbers kept when
-    the hub restarts; each GCG is its own journal's."""
+    identity): three games, the first journal's keyed by the board's number, the others by
+    their journal's tag, the keys kept when the hub restarts; each GCG is its own journal's."""
     records, gcg = game
     short = records[:8]  # the spare's game 1: the same opening, cut short
     alone = Hub(TOPICS, tmp_path / "alone")
     for r in short:
         alone.receive(REC, encode(r), 1.0)
-    short_gcg = alone.tables["t1"].games[1].gcg(7, racks=False)
+    short_gcg = alone.tables["t1"].games["t1-1"].gcg(7, racks=False)
     alone.close()
     hub = Hub(TOPICS, tmp_path / "hub")
     for r in records:
@@ -409,16 +409,21 @@ def test_games_of_two_journals_at_one_table_are_kept_apart_and_keep_their_number
     for r in short[:3]:
         hub.receive(REC, encode(replace(r, journal=None)), 3.0)  # (an old board: the anonymous journal)
     feed = hub.tables["t1"]
-    assert [(n, g.journal, g.game) for n, g in feed.games.items()] == [(1, J1, 1), (2, J2, 1), (3, None, 1)]
-    assert hub.gcg("t1-1", 10.0) == gcg and hub.tables["t1"].games[2].gcg(7, racks=False) == short_gcg
-    assert [g["key"] for g in hub.games(10.0)] == ["t1-1", "t1-2", "t1-3"]
+    keys = [("t1-1", J1, 1), ("t1.222222-1", J2, 1), ("t1.anon-1", None, 1)]
+    assert [(k, g.journal, g.game) for k, g in feed.games.items()] == keys
+    assert hub.gcg("t1-1", 10.0) == gcg and hub.tables["t1"].games["t1.222222-1"].gcg(7, racks=False) == short_gcg
+    assert [g["key"] for g in hub.games(10.0)] == ["t1-1", "t1.222222-1", "t1.anon-1"]
     hub.close()
-    again = Hub(TOPICS, tmp_path / "hub")  # restarted: the numbers come back from the files
-    assert [(n, g.journal, g.game) for n, g in again.tables["t1"].games.items()] == [(1, J1, 1), (2, J2, 1), (3, None, 1)]
+    again = Hub(TOPICS, tmp_path / "hub")  # restarted: the keys come back from the files
+    assert sorted((k, g.journal or "", g.game) for k, g in again.tables["t1"].games.items()) == sorted(
+        (k, j or "", n) for k, j, n in keys)
     again.receive(REC, encode(replace(records[8], journal=J2)), 11.0)
-    assert again.tables["t1"].games[2].applied == 8 and again.gcg("t1-1", 20.0) == gcg
+    assert again.tables["t1"].games["t1.222222-1"].applied == 8 and again.gcg("t1-1", 20.0) == gcg
     again.receive(REC, encode(replace(records[0], journal=J2, game=2)), 12.0)  # the spare's next game
-    assert again.tables["t1"].games[4].origin == (J2, 2)
+    assert again.tables["t1"].games["t1.222222-2"].origin == (J2, 2)
+    j3 = "2222220" + "3" * 25  # (a third journal sharing the spare's first 6 hex digits: a longer tag)
+    again.receive(REC, encode(replace(records[0], journal=j3)), 13.0)
+    assert again.keys["t1.22222203-1"].origin == (j3, 1)
     again.close()
 
 
@@ -430,13 +435,12 @@ def test_a_hub_folder_of_before_identities_keeps_its_games_as_the_anonymous_jour
     for r in records:
         hub.receive(REC, encode(replace(r, journal=None, game=5)), 1.0)
     hub.close()
-    path = tmp_path / "open" / "t1" / "game-1.sqlite"
-    with sqlite3.connect(path) as conn:  # (a file of before: no origin, named by the board's game)
-        conn.execute("DELETE FROM game WHERE key = 'origin'")
+    path = tmp_path / "open" / "t1" / "game-5.sqlite"
+    with sqlite3.connect(path) as conn:  # (a file of before: no origin nor key, named by the board's game)
+        conn.execute("DELETE FROM game WHERE key IN ('origin', 'key')")
     conn.close()
-    path.rename(path.with_name("game-5.sqlite"))
     again = Hub(TOPICS, tmp_path)
-    assert again.gcg("t1-5", 10.0) == gcg and again.tables["t1"].games[5].origin == (None, 5)
+    assert again.gcg("t1-5", 10.0) == gcg and again.tables["t1"].games["t1-5"].origin == (None, 5)
     assert again.receive(REC, encode(replace(records[3], journal=None, game=5)), 11.0) is None  # a double
     again.close()
 
@@ -568,7 +572,7 @@ def test_with_a_delay_pushes_come_when_each_record_is_shown_and_carry_nothing_la
     first = json.loads(page.queue.get_nowait())
     assert [seq for seq, _ in first["taken"]] == [1, 2] and first["summary"]["game"]["seq"] == 2
     assert first["summary"]["game"]["flags"] == [] and page.queue.empty()
-    assert hub.tables["t1"].games[1].flags
+    assert hub.tables["t1"].games["t1-1"].flags
     loop.run_until(1089.9)
     assert page.queue.empty()
     loop.run_until(1090.0)
@@ -585,7 +589,7 @@ def test_flags_and_refusals_are_shown_at_the_cutoff(tmp_path: Path, game: tuple[
         hub.receive(REC, encode(r), 100.0)
     hub.receive(REC, encode(RecordMessage(1, 4, "command", {"type": "pass", "player": 7}, 0.0, journal=records[0].journal)), 130.0)
     hub.receive(REC, b"{not json", 130.0)
-    g = hub.tables["t1"].games[1]
+    g = hub.tables["t1"].games["t1-1"]
     hub.receive("scoreboard/open/t1/state", encode(StateMessage(1, g.applied, {"scores": [999, 0]}, 0.0, g.journal)), 140.0)
     assert len(g.flags) == 2
     for now, flags, refused in ((165.0, 0, 0), (190.0, 1, 1), (200.0, 2, 1)):
@@ -630,7 +634,7 @@ def test_a_restarted_hub_shows_the_delayed_games_as_it_would_have_without_the_re
     for cutoff in [90.0, 100.0, 125.0, 130.0, 135.0, 140.0, 155.0] + [95.0 + 10 * n for n in range(len(records))] + [end]:
         assert _shown(back, cutoff) == _shown(steady, cutoff), cutoff
     # the pages were told of the records shown before the restart: after it only of the later ones
-    before = steady.tables["t1"].games[1].shown_seq(back.cutoff(100.0 + 10 * half))
+    before = steady.tables["t1"].games["t1-1"].shown_seq(back.cutoff(100.0 + 10 * half))
     assert before is not None and 0 < before < len(records) - 2
     told = back.taken("t1", end)
     assert [seq for seq, _ in told] == list(range(before + 1, len(records) - 1))
@@ -652,7 +656,8 @@ def test_racks_are_held_back_until_allowed_and_never_from_the_boards_state(
         hub = Hub(TOPICS, tmp_path / racks, delay=60.0, racks=racks)
         for i, r in enumerate(records):
             hub.receive(REC, encode(r), 100.0 + i)
-            hub.receive("scoreboard/open/t1/state", encode(StateMessage(1, r.seq or 0, state, 0.0)), 100.5 + i)
+            hub.receive("scoreboard/open/t1/state", encode(StateMessage(1, r.seq or 0, state, 0.0, r.journal)),
+                        100.5 + i)
         last = 100.0 + len(records) - 1
         for now in (150.0, 165.0, 170.0, last + 60):
             cutoff = hub.cutoff(now)
@@ -706,7 +711,7 @@ def test_the_feed_and_the_gcg_are_served_as_of_the_cutoff(tmp_path: Path, game: 
     now[0] = 150.0
     assert _get(app, "/games/t1-1.gcg")[0] == 404
     feed = json.loads(_get(app, "/feed.json")[1])
-    assert feed["games"] == [] and feed["tables"][0]["game"] is None and feed["as_of"] == 90.0
+    assert feed["games"] == [] and feed["tables"] == [] and feed["as_of"] == 90.0  # (t1 not heard of by then)
     now[0] = 165.0
     status, body = _get(app, "/games/t1-1.gcg")
     assert status == 200 and body.decode() != gcg and "HAUSTEN" not in body.decode()
