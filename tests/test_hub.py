@@ -22,6 +22,7 @@ from scoreboard.broadcast.messages import (
     RecordMessage,
     ResendMessage,
     StateMessage,
+    StatusMessage,
     Topics,
     decode_record,
     decode_resend,
@@ -43,6 +44,7 @@ from scoreboard.journal import Journal
 
 TOPICS = Topics("scoreboard", "open")
 REC = "scoreboard/open/t1/records"
+STATE = "scoreboard/open/t1/state"
 
 
 def played(folder: Path) -> tuple[list[RecordMessage], str]:
@@ -427,6 +429,68 @@ def test_games_of_two_journals_at_one_table_are_kept_apart_and_keep_their_number
     again.close()
 
 
+def test_a_live_record_before_the_games_asked_again_keeps_the_boards_numbers_and_shows_the_game_in_play(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """A hub started mid-event: the board's state names game 3 in play and lists 1 and 2; a
+    record of game 3 arrives before the games asked for again. Keys t1-1/2/3 are the board's
+    games 1/2/3 and the table shows game 3, not the finished game the hub heard of last."""
+    records, gcg = game
+    g1, g2 = ([replace(r, journal=J1, game=n) for r in records] for n in (1, 2))
+    g3 = [replace(r, journal=J1, game=3) for r in records[:6]]
+    hub = Hub(TOPICS, tmp_path)
+    listed = (Listed(3, g3[-2].seq or 0, False), Listed(2, g2[-2].seq or 0, True), Listed(1, g1[-2].seq or 0, True))
+    state = StateMessage(3, g3[-1].seq or 0, {"phase": "playing", "names": ["Anna", "Ben"]}, 0.0, J1, listed)
+    hub.receive("scoreboard/open/t1/state", encode(state), 10.0)
+    hub.receive(REC, encode(g3[-1]), 11.0)  # (a Done just before the resend goes out)
+    assert hub.resends(11.0) == []
+    assert [(a.game, a.start) for a in hub.resends(11.0 + GAP_WAIT_S)] == [(1, 0), (2, 0), (3, 0)]
+    for r in g1 + g2 + g3[:-1]:
+        hub.receive(REC, encode(r), 15.0)
+    shown = hub.summary("t1", 20.0)
+    assert (shown["game"]["origin"]["game"], shown["game"]["over"], shown["state"]["game"]) == (3, False, 3)
+    assert shown["game"]["key"] == "t1-3" and {k: g.game for k, g in hub.keys.items()} == {"t1-1": 1, "t1-2": 2, "t1-3": 3}
+    assert hub.gcg("t1-1", 20.0) == gcg and [g["key"] for g in hub.games(20.0)] == ["t1-1", "t1-2", "t1-3"]
+    hub.receive("scoreboard/open/t1/state", encode(replace(state, game=None, journal=None)), 21.0)
+    assert hub.summary("t1", 22.0)["game"]["key"] == "t1-3"  # (a state naming no game: the game started last)
+    hub.close()
+
+
+def test_an_earlier_hubs_files_numbered_as_it_heard_of_the_games_get_the_boards_numbers(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """Files of a hub that numbered games as it heard of them (no key kept, an origin): keyed by
+    the board's numbers once loaded, the journal of its game 1 taken as the table's first;
+    a new game of the board after them gets a file of its own."""
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    heard = [(J1, 3), (J1, 1), (J2, 1)]  # the earlier hub's t1-1, t1-2, t1-3
+    for n, (journal, number) in enumerate(heard, 1):
+        for r in records:
+            hub.receive(REC, encode(replace(r, journal=journal, game=number)), 1.0)
+    hub.close()
+    folder = tmp_path / "open" / "t1"
+    for path in folder.glob("game-*.sqlite"):
+        path.rename(path.with_name(path.name + ".x"))
+    for path in sorted(folder.glob("game-*.x")):
+        with sqlite3.connect(path) as conn:  # (as the earlier hub wrote it: game-N by arrival, no key)
+            origin = json.loads(conn.execute("SELECT value FROM game WHERE key = 'origin'").fetchone()[0])
+            conn.execute("DELETE FROM game WHERE key = 'key'")
+        conn.close()
+        path.rename(folder / f"game-{heard.index((origin['journal'], origin['game'])) + 1}.sqlite")
+    again = Hub(TOPICS, tmp_path)
+    assert again.gcg("t1-1", 10.0) == again.gcg("t1-3", 10.0) == gcg  # (the board's game 1 and 3 at their numbers)
+    assert again.tables["t1"].games["t1-3"].origin == (J1, 3)
+    assert {k: g.origin for k, g in again.keys.items()} == {"t1-3": (J1, 3), "t1-1": (J1, 1), "t1.222222-1": (J2, 1)}
+    assert again.gcg("t1-3", 10.0) == gcg
+    again.receive(REC, encode(replace(records[0], journal=J1, game=2)), 11.0)  # (its file's name was the earlier t1-2's)
+    assert again.keys["t1-2"].origin == (J1, 2) and again.keys["t1-1"].origin == (J1, 1)
+    again.close()
+    third = Hub(TOPICS, tmp_path)  # (and once more)
+    assert sorted(third.keys) == ["t1-1", "t1-2", "t1-3", "t1.222222-1"]
+    third.close()
+
+
 def test_a_hub_folder_of_before_identities_keeps_its_games_as_the_anonymous_journals(
     tmp_path: Path, game: tuple[list[RecordMessage], str]
 ) -> None:
@@ -602,14 +666,23 @@ def test_flags_and_refusals_are_shown_at_the_cutoff(tmp_path: Path, game: tuple[
     hub.close()
 
 
-def _feed(hub: Hub, records: list[RecordMessage]) -> list[float]:
-    """The records to ``hub`` 10 s apart, seq 3 after seq 4 (a gap): the times they arrived."""
+def _feed(hub: Hub, records: list[RecordMessage], start: int = 0) -> list[float]:
+    """The records from ``start`` to ``hub`` 10 s apart, seq 3 after seq 4 (a gap), each with
+    the board's state after it; the board online at first, offline a while at the fourth:
+    the times they arrived."""
     order = list(range(len(records)))
     order[3], order[4] = order[4], order[3]
     times = []
     for n, i in enumerate(order):
-        hub.receive(REC, encode(records[i]), 100.0 + 10 * n)
-        times.append(100.0 + 10 * n)
+        if n < start:
+            continue
+        at = 100.0 + 10 * n
+        if n in (0, 4, 6):
+            hub.receive("scoreboard/open/t1/status", encode(StatusMessage(n != 4)), at - 1)
+        hub.receive(REC, encode(records[i]), at)
+        view = {"phase": "playing", "clock": {"used": [n, 2.0 * n], "running": n % 2, "limit": 1500}}
+        hub.receive(STATE, encode(StateMessage(1, records[i].seq or 0, view, 0.0, records[i].journal)), at + 0.5)
+        times.append(at)
     return times
 
 
@@ -620,6 +693,7 @@ def _shown(hub: Hub, cutoff: float) -> tuple[object, ...]:
 def test_a_restarted_hub_shows_the_delayed_games_as_it_would_have_without_the_restart(
     tmp_path: Path, game: tuple[list[RecordMessage], str]
 ) -> None:
+    """The games, and the table's presence and states too (online, clocks, phase)."""
     records, _ = game
     steady = Hub(TOPICS, tmp_path / "steady", delay=60.0)
     _feed(steady, records)
@@ -628,18 +702,29 @@ def test_a_restarted_hub_shows_the_delayed_games_as_it_would_have_without_the_re
     _feed(restarted, records[:half])  # (the records' order differs from _feed's only after the first five)
     restarted.close()
     back = Hub(TOPICS, tmp_path / "restarted", delay=60.0, clock=lambda: 100.0 + 10 * half)
-    for n in range(half, len(records)):
-        back.receive(REC, encode(records[n]), 100.0 + 10 * n)
+    back.receive("scoreboard/open/t1/status", encode(StatusMessage(True)), 100.0 + 10 * half - 5)  # (retained,
+    last = next(v for when, v in steady.tables["t1"].states if when == 100.0 + 10 * (half - 1) + 0.5)
+    state = StateMessage(1, records[half - 1].seq or 0, {k: last[k] for k in ("phase", "clock")}, 0.0, records[0].journal)
+    back.receive(STATE, encode(state), 100.0 + 10 * half - 5)  # sent again by the broker at the restart)
+    _feed(back, records, half)
     end = 100.0 + 10 * len(records) + 60
     for cutoff in [90.0, 100.0, 125.0, 130.0, 135.0, 140.0, 155.0] + [95.0 + 10 * n for n in range(len(records))] + [end]:
         assert _shown(back, cutoff) == _shown(steady, cutoff), cutoff
+    assert back.summary("t1", 100.0 + 10 * half - 30)["state"]["clock"]["used"][0] == half - 4  # (what was compared: the state after the record at -40 s)
     # the pages were told of the records shown before the restart: after it only of the later ones
     before = steady.tables["t1"].games["t1-1"].shown_seq(back.cutoff(100.0 + 10 * half))
     assert before is not None and 0 < before < len(records) - 2
     told = back.taken("t1", end)
     assert [seq for seq, _ in told] == list(range(before + 1, len(records) - 1))
-    steady.close()
+    back.prune(end + 60)  # the table's file keeps what may still be shown, as the memory does
     back.close()
+    with sqlite3.connect(tmp_path / "restarted" / "open" / "t1" / "table.sqlite") as conn:
+        assert [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("online", "states")] == [1, 1]
+    conn.close()
+    again = Hub(TOPICS, tmp_path / "restarted", delay=60.0)
+    assert again.summary("t1", end) == steady.summary("t1", end) and again.summary("t1", end)["online"] is True
+    steady.close()
+    again.close()
 
 
 def test_racks_are_held_back_until_allowed_and_never_from_the_boards_state(

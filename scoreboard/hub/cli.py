@@ -80,11 +80,10 @@ def cmd_hub(args: argparse.Namespace) -> int:
 async def _serve(config: HubConfig, folder: Path, sock: socket.socket) -> int:
     from scoreboard.broadcast.messages import Topics
     from scoreboard.notify import ServiceNotifier
+    from scoreboard.play.web import Server
 
     from .core import Hub
     from .ingest import Ingest
-    from scoreboard.play.web import Server
-
     from .web import Pusher, make_app
 
     hub = Hub(Topics(config.topic_prefix, config.event), folder, delay=config.delay_s, racks=config.racks)

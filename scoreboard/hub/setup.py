@@ -25,7 +25,7 @@ import tomli_w
 
 from engine.errors import ScoreboardError
 
-__all__ = ["HUB_USER", "SetupError", "Setup", "password_hash", "write_setup"]
+__all__ = ["HUB_USER", "Setup", "SetupError", "password_hash", "write_setup"]
 
 HUB_USER = "hub"
 ITERATIONS = 1000  # PBKDF2 rounds of a password hash (Mosquitto's own tool uses 101)

@@ -140,7 +140,7 @@ def make_app(pusher: Pusher) -> Starlette:
         await websocket.accept()
         try:
             asked = json.loads(await asyncio.wait_for(websocket.receive_text(), 10))
-        except (asyncio.TimeoutError, ValueError, WebSocketDisconnect, RuntimeError):
+        except (TimeoutError, ValueError, WebSocketDisconnect, RuntimeError):
             await websocket.close(code=4400)
             return
         kind = asked.get("page") if isinstance(asked, dict) else None
