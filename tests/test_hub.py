@@ -30,6 +30,7 @@ from scoreboard.broadcast.messages import (
     encode,
 )
 from scoreboard.cli import main
+from scoreboard.config import ConfigError, load_config
 from scoreboard.hub.core import GAP_WAIT_S, Hub, Resend
 from scoreboard.hub.setup import (
     HUB_USER,
@@ -204,6 +205,7 @@ def test_setup_writes_users_an_acl_and_each_boards_section(tmp_path: Path, capsy
     assert conf.index("listener 1883") < conf.index("use_username_as_clientid true")  # (a listener's setting)
     acl = (out / "acl").read_text()
     assert "user table-03\ntopic write scoreboard/open/table-03/records" in acl
+    assert load_config(out / "hub.toml").hub.tables == ("table-01", "table-02", "table-03")  # (the venue lists them)
     assert main(["hub", "setup", "--event", "open", "--count", "3", "--out", str(out)]) == 2  # kept: --force
     assert "--force" in capsys.readouterr().err
     assert password_hash("x", b"s" * 12, 101).startswith("$7$101$")
@@ -226,6 +228,39 @@ def test_setup_refuses_what_makes_no_broker(tmp_path: Path, kw: dict[str, object
     assert refused.value.what == what
     with pytest.raises(SetupError):
         table_names(None, 0)
+
+
+@pytest.mark.parametrize(
+    "value, why",
+    [
+        ('"t1"', "is a string, not a list of strings"),
+        ('["t1", 2]', "table 2 (2) is a whole number"),
+        ('["t1", "a/b"]', "table 2 (\"a/b\") is not allowed"),
+        ('["t1", "t1"]', "gives a table twice"),
+        ("[" + ", ".join(f'"t{n}"' for n in range(1001)) + "]", "has 1001 tables"),
+    ],
+)
+def test_the_hubs_tables_are_checked(value: str, why: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        load_config(None, [f"hub.tables={value}"])
+    assert refused.value.key == "hub.tables" and why in str(refused.value)
+
+
+def test_the_venue_lists_the_events_tables_never_heard_of_and_the_others_from_their_first_message(
+    tmp_path: Path
+) -> None:
+    hub = Hub(TOPICS, tmp_path, delay=60.0, tables=("t1", "t2"))
+    hub.receive("scoreboard/open/t3/status", encode(StatusMessage(True)), 100.0)
+    hub.receive("scoreboard/open/t1/status", encode(StatusMessage(False)), 100.0)
+    venue = hub.venue(hub.cutoff(150.0))  # (t3 is not heard of yet at the cutoff; t1 neither)
+    assert [(t["table"], t["never"], t["online"]) for t in venue["tables"]] == [("t1", True, None), ("t2", True, None)]
+    venue = hub.venue(hub.cutoff(160.0))
+    assert [(t["table"], t["never"], t["online"]) for t in venue["tables"]] == [
+        ("t1", False, False), ("t2", True, None), ("t3", False, True)]
+    hub.close()
+    again = Hub(TOPICS, tmp_path, delay=60.0, tables=("t1", "t2"))  # (when a table was first heard of is kept)
+    assert again.listed(again.cutoff(150.0)) == ["t1", "t2"] and again.venue(100.0) == venue
+    again.close()
 
 
 def test_a_tls_setup_listens_with_the_certificate(tmp_path: Path) -> None:

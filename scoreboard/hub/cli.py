@@ -86,7 +86,8 @@ async def _serve(config: HubConfig, folder: Path, sock: socket.socket) -> int:
     from .ingest import Ingest
     from .web import Pusher, make_app
 
-    hub = Hub(Topics(config.topic_prefix, config.event), folder, delay=config.delay_s, racks=config.racks)
+    hub = Hub(Topics(config.topic_prefix, config.event), folder, delay=config.delay_s, racks=config.racks,
+              tables=config.tables)
     pusher = Pusher(hub)
     pusher.loop = asyncio.get_running_loop()
     from scoreboard.broadcast.publisher import TlsSetupError

@@ -7,7 +7,7 @@ on disk, or, with a persistence folder, to run a broker of its own), ``passwd`` 
 and the hub's, hashed as Mosquitto 2 hashes them: PBKDF2-SHA512), ``acl`` (a board may publish
 only its own topics and read only its resend topic; the hub reads everything of the event
 and writes the resend topics), ``boards/TABLE.toml`` (the ``[broadcast]`` section for each
-table's config) and ``hub.toml`` (the ``[hub]`` section). Secrets are files of mode 0600.
+table's config) and ``hub.toml`` (the ``[hub]`` section, with the event's tables). Secrets are files of mode 0600.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def write_setup(setup: Setup, *, where: Path | None = None, force: bool = False)
     for table in setup.tables:
         section = {"enabled": True, **common, "table": table, "username": table, "password": passwords[table], **tls}
         _secret_file(out / "boards" / f"{table}.toml", _toml("broadcast", section, table))
-    hub = {**common, "username": HUB_USER, "password": passwords[HUB_USER], **tls}
+    hub = {**common, "username": HUB_USER, "password": passwords[HUB_USER], **tls, "tables": list(setup.tables)}
     _secret_file(out / "hub.toml", _toml("hub", hub, "the hub"))
     return passwords
 
