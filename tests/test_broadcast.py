@@ -648,3 +648,48 @@ def test_a_spare_board_at_the_same_table_is_another_journal_on_the_hub(tmp_path:
     finally:
         b.close()
         hub.stop()
+
+
+def test_a_hub_back_from_an_absence_gets_the_retained_state_not_those_queued_and_every_record(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """The hub takes states and presence with QoS 0: away (its session kept), the broker queues
+    the board's records for it but none of its states; back, it gets the retained state
+    (it subscribes again on every connect) and the records."""
+    from scoreboard.broadcast.messages import RecordMessage, StateMessage, StatusMessage
+
+    board = connect_client("t1", "t1", broker.passwords["t1"], "")
+    board.connect("127.0.0.1", broker.port, keepalive=5)
+    board.loop_start()
+    base = f"scoreboard/{EVENT}/t1"
+
+    def state(n: int) -> None:
+        board.publish(f"{base}/state", encode(StateMessage(1, n, {"phase": f"p{n}"}, 0.0)), qos=1,
+                      retain=True).wait_for_publish(5)
+
+    try:
+        board.publish(f"{base}/status", encode(StatusMessage(True)), qos=1, retain=True).wait_for_publish(5)
+        state(0)
+        hub = HubRig(broker, tmp_path / "hub").start()
+        wait_for(lambda: (f := hub.hub.tables.get("t1")) and f.states and f.online, why="the retained state")
+        hub.stop()
+        for n in (1, 2, 3):
+            state(n)
+            record = RecordMessage(1, n, "moment", {}, float(n), None)
+            board.publish(f"{base}/records", encode(record), qos=1).wait_for_publish(5)
+        back = HubRig(broker, tmp_path / "hub").start()
+        try:
+            wait_for(lambda: len(back.hub.tables["t1"].origins.get((None, 1), _NoGame).records) == 3, why="the records")
+            wait_for(lambda: back.hub.tables["t1"].states[-1][1]["phase"] == "p3", why="the retained state")
+            time.sleep(0.3)  # (anything queued would be here by now)
+            assert [v["phase"] for _, v in back.hub.tables["t1"].states] == ["p0", "p3"]
+            assert [on for _, on in back.hub.tables["t1"].online] == [True]
+        finally:
+            back.stop()
+    finally:
+        board.disconnect()
+        board.loop_stop()
+
+
+class _NoGame:
+    records: dict[int, object] = {}

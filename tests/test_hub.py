@@ -203,6 +203,7 @@ def test_setup_writes_users_an_acl_and_each_boards_section(tmp_path: Path, capsy
     conf = (out / "mosquitto.conf").read_text()
     assert "allow_anonymous false" in conf and f"acl_file {out.resolve() / 'acl'}" in conf
     assert conf.index("listener 1883") < conf.index("use_username_as_clientid true")  # (a listener's setting)
+    assert "max_queued_messages 100000\nmax_queued_bytes 67108864\n" in conf  # (64 MiB: an hour of 200 tables' records)
     acl = (out / "acl").read_text()
     assert "user table-03\ntopic write scoreboard/open/table-03/records" in acl
     assert load_config(out / "hub.toml").hub.tables == ("table-01", "table-02", "table-03")  # (the venue lists them)

@@ -120,7 +120,9 @@ def broker_conf(setup: Setup, where: Path) -> str:
             "tls_version tlsv1.2",
         ]
     lines += [
-        "max_queued_messages 100000  # for the hub while it restarts (its session is kept)",
+        "# the records kept for the hub while it restarts (its session is kept; it takes no state queued)",
+        f"max_queued_messages {queued_messages(len(setup.tables))}",
+        f"max_queued_bytes {queued_bytes(len(setup.tables))}",
         "max_inflight_messages 32",
         "connection_messages true",
         "log_dest stderr",
@@ -131,6 +133,18 @@ def broker_conf(setup: Setup, where: Path) -> str:
     if setup.persistence is not None:
         lines += ["persistence true", f"persistence_location {setup.persistence}/", "autosave_interval 30"]
     return "\n".join(lines) + "\n"
+
+
+def queued_messages(tables: int) -> int:
+    """How many messages the broker keeps for a hub away: an hour of records, twice over (a
+    game is about 200 records, a table plays two an hour), at least 100,000."""
+    return max(100_000, 800 * tables)
+
+
+def queued_bytes(tables: int) -> int:
+    """How many bytes: as many records of 400 bytes (most are 150 to 450), at least 64 MiB
+    (200 tables). The states, a few KB each once a second, are not queued (QoS 0 for the hub)."""
+    return max(64 << 20, tables * 800 * 400)
 
 
 def _secret_file(path: Path, text: str) -> None:
