@@ -679,7 +679,8 @@ def test_a_hub_back_from_an_absence_gets_the_retained_state_not_those_queued_and
             board.publish(f"{base}/records", encode(record), qos=1).wait_for_publish(5)
         back = HubRig(broker, tmp_path / "hub").start()
         try:
-            wait_for(lambda: len(back.hub.tables["t1"].origins.get((None, 1), _NoGame).records) == 3, why="the records")
+            wait_for(lambda: (g := back.hub.tables["t1"].find((None, 1))) is not None and len(g.records) == 3,
+                     why="the records queued")
             wait_for(lambda: back.hub.tables["t1"].states[-1][1]["phase"] == "p3", why="the retained state")
             time.sleep(0.3)  # (anything queued would be here by now)
             assert [v["phase"] for _, v in back.hub.tables["t1"].states] == ["p0", "p3"]
@@ -689,7 +690,3 @@ def test_a_hub_back_from_an_absence_gets_the_retained_state_not_those_queued_and
     finally:
         board.disconnect()
         board.loop_stop()
-
-
-class _NoGame:
-    records: dict[int, object] = {}
