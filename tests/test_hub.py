@@ -527,6 +527,28 @@ def test_an_earlier_hubs_files_numbered_as_it_heard_of_the_games_get_the_boards_
     third.close()
 
 
+def test_a_game_file_the_hub_cannot_take_is_left_aside_named_and_kept(
+    tmp_path: Path, game: tuple[list[RecordMessage], str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file of no game (no key, no origin, not named by a number), one not SQLite, and a copy
+    of a game's file: the hub starts with the others, logs each with its path, keeps them."""
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    for r in records:
+        hub.receive(REC, encode(r), 1.0)
+    hub.close()
+    folder = tmp_path / "open" / "t1"
+    sqlite3.connect(folder / "game-x.sqlite").close()
+    (folder / "game-y.sqlite").write_bytes(b"not a database, not at all" * 100)
+    (folder / "game-1~2.sqlite").write_bytes((folder / "game-1.sqlite").read_bytes())
+    again = Hub(TOPICS, tmp_path)
+    assert list(again.keys) == ["t1-1"] and again.gcg("t1-1", 10.0) == gcg
+    logged = " ".join(r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    assert all(f"game-{n}.sqlite" in logged for n in ("x", "y", "1~2")) and logged.count("left aside") == 3
+    again.close()
+    assert all((folder / f"game-{n}.sqlite").exists() for n in ("x", "y", "1~2"))
+
+
 def test_a_hub_folder_of_before_identities_keeps_its_games_as_the_anonymous_journals(
     tmp_path: Path, game: tuple[list[RecordMessage], str]
 ) -> None:

@@ -130,12 +130,13 @@ class TableFeed:
             return f"{self.name}.{tag}-{number}", f"game-{tag}-{number}"
         return f"{self.name}-{number}", f"game-{number}"
 
-    def tag_of(self, game: HubGame) -> None:
-        """Take the tag of ``game``'s journal from its key."""
-        if game.key == f"{self.name}-{game.game}":
-            self.tags.setdefault(game.journal, "")
-        elif game.key.startswith(f"{self.name}.") and game.key.endswith(f"-{game.game}"):
-            self.tags.setdefault(game.journal, game.key[len(self.name) + 1:-len(f"-{game.game}")])
+    def tag_of(self, key: str, origin: Origin) -> None:
+        """Take the tag of the journal of ``origin`` from its game's ``key``."""
+        journal, number = origin
+        if key == f"{self.name}-{number}":
+            self.tags.setdefault(journal, "")
+        elif key.startswith(f"{self.name}.") and key.endswith(f"-{number}"):
+            self.tags.setdefault(journal, key[len(self.name) + 1:-len(f"-{number}")])
 
     def order(self, game: HubGame) -> tuple[bool, str, int]:
         """Where ``game`` goes in a list: the first journal's games, then the others', each by number."""
@@ -217,26 +218,40 @@ class Hub:
             for when, view in states:
                 before = feed.states[-1][1] if feed.states else {}
                 feed.states.append((when, {k: _shared(before, k, v) for k, v in view.items()}))
+            kept: list[Path] = []
             legacy: list[tuple[int, Path, Origin]] = []
             for path in sorted(table_dir.glob("game-*.sqlite")):
-                store = GameStore(path)
-                key, origin = store.get("key"), stored_origin(store, path)
-                if not isinstance(key, str):
+                try:
+                    store = GameStore(path)
+                    try:
+                        key, origin = store.get("key"), stored_origin(store, path)
+                    finally:
+                        store.close()
+                except StoreError as e:
+                    log.error("%s; left aside", e)
+                    continue
+                kept.append(path)
+                if isinstance(key, str):
+                    feed.tag_of(key, origin)
+                else:
                     number = path.stem.removeprefix("game-")
                     legacy.append((int(number) if number.isdigit() else 0, path, origin))
-                store.close()
             for _, path, origin in sorted(legacy, key=lambda item: item[0]):
                 store = GameStore(path)
                 store.put("key", feed.key_for(origin)[0])
                 store.put("origin", {"journal": origin[0], "game": origin[1]})
                 store.close()
-            for path in sorted(table_dir.glob("game-*.sqlite")):
-                game = HubGame.open(path, table_dir.name, self.writer)
-                if game.key in self.keys:
+            for path in kept:
+                try:
+                    game = HubGame.open(path, table_dir.name, self.writer)
+                except StoreError as e:
+                    log.error("%s; left aside", e)
+                    continue
+                if game.key in self.keys or game.origin in feed.origins:
+                    log.error("the hub's file %s holds game %s of %s again; left aside", path, game.key, game.origin)
                     game.close()
-                    raise StoreError(path, f"a second game keyed {game.key}")
+                    continue
                 game.pushed = game.shown_seq(cutoff) or 0
-                feed.tag_of(game)
                 self.keys[game.key] = feed.add(game)
             if feed.heard is None and feed.games:  # (a hub of before presence was kept)
                 feed.heard = min(g.start_at for g in feed.games.values())
