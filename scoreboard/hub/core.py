@@ -184,7 +184,8 @@ def _prune(timeline: list[tuple[float, Any]], cutoff: float) -> bool:
 
 class Hub:
     """The event ``topics.event``, its games kept in ``folder``; ``delay`` seconds behind
-    (``clock``: the time the games kept are read at, for what the pages were already told)."""
+    (``clock``: the time the games kept are read at, for what the pages were already told);
+    ``tables``: the event's tables, listed before they are heard of ("never connected")."""
 
     def __init__(self, topics: Topics, folder: Path, *, delay: float = 0.0, racks: str = "end",
                  clock: Callable[[], float] = time.time, tables: tuple[str, ...] = ()) -> None:
