@@ -178,6 +178,7 @@ class TableStore(_Store):
     shown (pruned with the hub's memory): a restarted hub shows them as it would have."""
 
     SCHEMA = (
+        "PRAGMA cache_size = -64",  # (KiB: written and read once, a table's file needs no page cache of 2 MiB)
         "CREATE TABLE IF NOT EXISTS online (id INTEGER PRIMARY KEY, at REAL NOT NULL, online INTEGER NOT NULL)",
         "CREATE TABLE IF NOT EXISTS states (id INTEGER PRIMARY KEY, at REAL NOT NULL, view TEXT NOT NULL)",
         "CREATE TABLE IF NOT EXISTS heard (id INTEGER PRIMARY KEY CHECK (id = 1), at REAL NOT NULL)",
