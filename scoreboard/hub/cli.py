@@ -49,7 +49,7 @@ def cmd_hub_setup(args: argparse.Namespace) -> int:
     print(f"  {out / 'mosquitto.conf'}   the broker (port {port}{', TLS' if args.tls_cert else ''})")
     print(f"  {out / 'passwd'}, {out / 'acl'}   a user per table and the hub; each board publishes only its own topics")
     print(f"  {out / 'boards'}/TABLE.toml   each board's [broadcast] section (secret: copy it to that board)")
-    print(f"  {out / 'hub.toml'}   the hub's [hub] section")
+    print(f"  {out / 'hub.toml'}   the hub's [hub] section (with the event's tables)")
     return 0
 
 
