@@ -77,10 +77,12 @@ def board_config(broker: Broker, table: str, *, port: int | None = None, user: s
 class HubRig:
     """The hub's core and its broker connection, here; ``changes`` counts the tables' changes."""
 
-    def __init__(self, broker: Broker, folder: Path, *, delay: float = 0.0, racks: str = "end", tls_ca: str = "") -> None:
+    def __init__(self, broker: Broker, folder: Path, *, delay: float = 0.0, racks: str = "end", tls_ca: str = "",
+                 tables: tuple[str, ...] = ()) -> None:
         self.config = HubConfig(host="127.0.0.1", port=broker.port, event=EVENT, username="hub",
-                                password=broker.passwords["hub"], delay_s=int(delay), racks=racks, tls_ca=tls_ca)
-        self.hub = Hub(Topics("scoreboard", EVENT), folder, delay=delay, racks=racks)
+                                password=broker.passwords["hub"], delay_s=int(delay), racks=racks, tls_ca=tls_ca,
+                                tables=tables)
+        self.hub = Hub(Topics("scoreboard", EVENT), folder, delay=delay, racks=racks, tables=tables)
         self.changes: list[tuple[str, float]] = []
         self._listeners: list[Callable[[str, float], None]] = [lambda t, at: self.changes.append((t, at))]
         self.ingest = Ingest(self.hub, self.config, self._changed)

@@ -112,7 +112,7 @@ def test_a_game_ends_on_the_hub_as_in_the_journal_through_a_broker_killed_mid_ga
     table = Table(tmp_path / "t1", started(publisher(broker, tmp_path / "t1")))
     try:
         table.opening()
-        wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get(1) and g.games[1].applied >= 5,
+        wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get("t1-1") and g.games["t1-1"].applied >= 5,
                  why="the opening on the hub")
         broker.kill()  # the venue's broker vanishes (SIGKILL: what it had not delivered is gone)
         table.passes(2)  # the table goes on: journaled, nothing waits for the broker
@@ -123,7 +123,7 @@ def test_a_game_ends_on_the_hub_as_in_the_journal_through_a_broker_killed_mid_ga
         assert table.rig.state.phase.__class__.__name__ == "Over"
         expected = table.gcg()
         wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the hub's game to equal the journal")
-        game = hub.hub.tables["t1"].games[1]
+        game = hub.hub.tables["t1"].games["t1-1"]
         assert not game.flags, game.flags
         entries = table.journal.latest().entries  # type: ignore[union-attr]
         # (the GCG can be whole before a last record that writes no line, such as a moment, arrives)
@@ -185,7 +185,7 @@ def test_a_board_offline_for_minutes_of_virtual_time_catches_up_and_the_hub_sees
         cut.up()
         wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the board to catch up")
         wait_for(lambda: online(hub, "t1") is True, why="t1 online again")
-        assert not hub.hub.tables["t1"].games[1].flags
+        assert not hub.hub.tables["t1"].games["t1-1"].flags
     finally:
         table.close()
         hub.stop()
@@ -213,7 +213,7 @@ def test_a_restarted_board_publishes_from_its_cursor_and_the_hub_drops_doubles(t
         wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=30, why="the rest after the restart")
         wait_for(second.idle, why="the cursor at the end")
         assert second.acked_count <= entries - cursor[0][1] + 2  # from the cursor on: the rest and the result
-        game = hub.hub.tables["t1"].games[1]
+        game = hub.hub.tables["t1"].games["t1-1"]
         assert sorted(game.records) == list(range(1, game.applied + 1)) and not game.flags
     finally:
         second.stop()
@@ -583,7 +583,7 @@ def test_a_games_tail_the_broker_lost_after_its_pubacks_is_asked_for_once_the_bo
     assert p is not None
     try:
         table.opening()
-        wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get(1) and g.games[1].applied >= 5,
+        wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get("t1-1") and g.games["t1-1"].applied >= 5,
                  why="the opening on the hub")
         hub.stop()  # the hub away: the broker queues the rest for its session ...
         table.passes(4)
@@ -602,10 +602,10 @@ def test_a_games_tail_the_broker_lost_after_its_pubacks_is_asked_for_once_the_bo
                  why="game 2 and the state naming it taken")
         hub = HubRig(broker, tmp_path / "hub").start()  # back: its game 1 stopped at the opening
         wait_for(lambda: hub_gcg(hub, "t1-1") == expected, timeout=20, why="the rest of game 1 asked for")
-        game = hub.hub.tables["t1"].games[1]
+        game = hub.hub.tables["t1"].games["t1-1"]
         wait_for(lambda: game.result is not None and game.applied == first.entries, why="game 1's result")
         assert game.result == {"finished": first.finished, "result": first.result}
-        wait_for(lambda: (g := hub.hub.tables["t1"].games.get(2)) is not None and g.applied == 6, why="game 2")
+        wait_for(lambda: (g := hub.hub.tables["t1"].games.get("t1-2")) is not None and g.applied == 6, why="game 2")
         assert not game.flags
     finally:
         table.close()
@@ -615,18 +615,18 @@ def test_a_games_tail_the_broker_lost_after_its_pubacks_is_asked_for_once_the_bo
 def test_a_spare_board_at_the_same_table_is_another_journal_on_the_hub(tmp_path: Path, broker: Broker) -> None:
     """Board A plays an opening at t1 and is carried off; a spare board, set up as t1 with a
     journal of its own that numbers its games from 1 too, plays a game there. The hub keeps
-    the two apart (t1-1, t1-2), each equal to its own journal; a resend naming A's journal is
+    the two apart (t1-1, t1.TAG-1: the spare's journal), each equal to its own journal; a resend naming A's journal is
     ignored by the spare."""
     hub = HubRig(broker, tmp_path / "hub").start()
     a = Table(tmp_path / "a", started(publisher(broker, tmp_path / "a", flush_s=0)))
     a.opening()
     gcg_a, entries_a, journal_a = a.gcg(), a.journal.latest().entries, a.journal.identity()  # type: ignore[union-attr]
-    wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get(1) and g.games[1].applied == entries_a,
+    wait_for(lambda: (g := hub.hub.tables.get("t1")) and g.games.get("t1-1") and g.games["t1-1"].applied == entries_a,
              why="board A's opening on the hub")
     a.close()
 
-    def whole_gcg(number: int) -> str:  # (racks too: game 1 is not over, the pages hide them)
-        game = hub.hub.tables["t1"].games[number]
+    def whole_gcg(key: str) -> str:  # (racks too: game 1 is not over, the pages hide them)
+        game = hub.hub.tables["t1"].games[key]
         return game.gcg(game.applied, racks=True)
 
     b = Table(tmp_path / "b", started(publisher(broker, tmp_path / "b")))
@@ -636,8 +636,9 @@ def test_a_spare_board_at_the_same_table_is_another_journal_on_the_hub(tmp_path:
         b.passes(4)
         gcg_b = b.gcg()
         assert gcg_b != gcg_a
-        wait_for(lambda: hub_gcg(hub, "t1-2") == gcg_b, why="the spare's game as the table's second")
-        assert whole_gcg(1) == gcg_a and whole_gcg(2) == gcg_b
+        spare = f"t1.{b.journal.identity()[:6]}-1"
+        wait_for(lambda: hub_gcg(hub, spare) == gcg_b, why="the spare's game 1 beside the table's")
+        assert whole_gcg("t1-1") == gcg_a and whole_gcg(spare) == gcg_b
         games = hub.hub.tables["t1"].games
         assert [(g.journal, g.game) for g in games.values()] == [(journal_a, 1), (b.journal.identity(), 1)]
         assert not any(g.flags for g in games.values())
@@ -730,3 +731,45 @@ def test_two_boards_on_one_tables_credentials_say_so_and_back_off_losing_nothing
     finally:
         old.stop(0)
         spare.stop(0)
+
+
+def test_a_hub_back_from_an_absence_gets_the_retained_state_not_those_queued_and_every_record(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """The hub takes states and presence with QoS 0: away (its session kept), the broker queues
+    the board's records for it but none of its states; back, it gets the retained state
+    (it subscribes again on every connect) and the records."""
+    from scoreboard.broadcast.messages import RecordMessage, StateMessage, StatusMessage
+
+    board = connect_client("t1", "t1", broker.passwords["t1"], "")
+    board.connect("127.0.0.1", broker.port, keepalive=5)
+    board.loop_start()
+    base = f"scoreboard/{EVENT}/t1"
+
+    def state(n: int) -> None:
+        board.publish(f"{base}/state", encode(StateMessage(1, n, {"phase": f"p{n}"}, 0.0)), qos=1,
+                      retain=True).wait_for_publish(5)
+
+    try:
+        board.publish(f"{base}/status", encode(StatusMessage(True)), qos=1, retain=True).wait_for_publish(5)
+        state(0)
+        hub = HubRig(broker, tmp_path / "hub").start()
+        wait_for(lambda: (f := hub.hub.tables.get("t1")) and f.states and f.online, why="the retained state")
+        hub.stop()
+        for n in (1, 2, 3):
+            state(n)
+            record = RecordMessage(1, n, "moment", {}, float(n), None)
+            board.publish(f"{base}/records", encode(record), qos=1).wait_for_publish(5)
+        back = HubRig(broker, tmp_path / "hub").start()
+        try:
+            wait_for(lambda: (g := back.hub.tables["t1"].find((None, 1))) is not None and len(g.records) == 3,
+                     why="the records queued")
+            wait_for(lambda: back.hub.tables["t1"].states[-1][1]["phase"] == "p3", why="the retained state")
+            time.sleep(0.3)  # (anything queued would be here by now)
+            assert [v["phase"] for _, v in back.hub.tables["t1"].states] == ["p0", "p3"]
+            assert [on for _, on in back.hub.tables["t1"].online] == [True]
+        finally:
+            back.stop()
+    finally:
+        board.disconnect()
+        board.loop_stop()

@@ -23,6 +23,7 @@ from scoreboard.broadcast.messages import (
     RecordMessage,
     ResendMessage,
     StateMessage,
+    StatusMessage,
     Topics,
     decode_record,
     decode_resend,
@@ -30,6 +31,7 @@ from scoreboard.broadcast.messages import (
     encode,
 )
 from scoreboard.cli import main
+from scoreboard.config import ConfigError, load_config
 from scoreboard.hub.core import GAP_WAIT_S, Hub, Resend
 from scoreboard.hub.setup import (
     HUB_USER,
@@ -44,6 +46,7 @@ from scoreboard.journal import Journal
 
 TOPICS = Topics("scoreboard", "open")
 REC = "scoreboard/open/t1/records"
+STATE = "scoreboard/open/t1/state"
 
 
 def played(folder: Path) -> tuple[list[RecordMessage], str]:
@@ -72,7 +75,7 @@ def test_records_out_of_order_wait_for_the_gap_and_doubles_are_dropped(
     start, first, second, *rest = records
     assert hub.receive(REC, encode(start), 1.0) == "t1"
     assert hub.receive(REC, encode(second), 2.0) == "t1"  # seq 2 before seq 1
-    g = hub.tables["t1"].games[1]
+    g = hub.tables["t1"].games["t1-1"]
     assert g.applied == 0 and g.gap_since == 2.0
     assert hub.resends(2.0 + GAP_WAIT_S - 0.1) == []
     assert hub.resends(2.0 + GAP_WAIT_S) == [Resend("t1", first.journal, 1, 1)]  # asked for from seq 1
@@ -96,7 +99,7 @@ def test_the_engine_flags_a_record_it_refuses_and_scores_that_differ(
     hub = Hub(TOPICS, tmp_path)
     for r in records[:4]:
         hub.receive(REC, encode(r), 1.0)
-    g = hub.tables["t1"].games[1]
+    g = hub.tables["t1"].games["t1-1"]
     state = StateMessage(1, g.applied, {"scores": [999, 0]}, 1.0, records[0].journal)
     hub.receive("scoreboard/open/t1/state", encode(state), 1.5)
     assert any("the board says [999, 0]" in f.what for f in g.flags)
@@ -201,8 +204,10 @@ def test_setup_writes_users_an_acl_and_each_boards_section(tmp_path: Path, capsy
     conf = (out / "mosquitto.conf").read_text()
     assert "allow_anonymous false" in conf and f"acl_file {out.resolve() / 'acl'}" in conf
     assert conf.index("listener 1883") < conf.index("use_username_as_clientid true")  # (a listener's setting)
+    assert "max_queued_messages 100000\nmax_queued_bytes 67108864\n" in conf  # (64 MiB: an hour of 200 tables' records)
     acl = (out / "acl").read_text()
     assert "user table-03\ntopic write scoreboard/open/table-03/records" in acl
+    assert load_config(out / "hub.toml").hub.tables == ("table-01", "table-02", "table-03")  # (the venue lists them)
     assert main(["hub", "setup", "--event", "open", "--count", "3", "--out", str(out)]) == 2  # kept: --force
     assert "--force" in capsys.readouterr().err
     assert password_hash("x", b"s" * 12, 101).startswith("$7$101$")
@@ -227,6 +232,39 @@ def test_setup_refuses_what_makes_no_broker(tmp_path: Path, kw: dict[str, object
         table_names(None, 0)
 
 
+@pytest.mark.parametrize(
+    "value, why",
+    [
+        ('"t1"', "is a string, not a list of strings"),
+        ('["t1", 2]', "table 2 (2) is a whole number"),
+        ('["t1", "a/b"]', "table 2 (\"a/b\") is not allowed"),
+        ('["t1", "t1"]', "gives a table twice"),
+        ("[" + ", ".join(f'"t{n}"' for n in range(1001)) + "]", "has 1001 tables"),
+    ],
+)
+def test_the_hubs_tables_are_checked(value: str, why: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        load_config(None, [f"hub.tables={value}"])
+    assert refused.value.key == "hub.tables" and why in str(refused.value)
+
+
+def test_the_venue_lists_the_events_tables_never_heard_of_and_the_others_from_their_first_message(
+    tmp_path: Path
+) -> None:
+    hub = Hub(TOPICS, tmp_path, delay=60.0, tables=("t1", "t2"))
+    hub.receive("scoreboard/open/t3/status", encode(StatusMessage(True)), 100.0)
+    hub.receive("scoreboard/open/t1/status", encode(StatusMessage(False)), 100.0)
+    venue = hub.venue(hub.cutoff(150.0))  # (t3 is not heard of yet at the cutoff; t1 neither)
+    assert [(t["table"], t["never"], t["online"]) for t in venue["tables"]] == [("t1", True, None), ("t2", True, None)]
+    venue = hub.venue(hub.cutoff(160.0))
+    assert [(t["table"], t["never"], t["online"]) for t in venue["tables"]] == [
+        ("t1", False, False), ("t2", True, None), ("t3", False, True)]
+    hub.close()
+    again = Hub(TOPICS, tmp_path, delay=60.0, tables=("t1", "t2"))  # (when a table was first heard of is kept)
+    assert again.listed(again.cutoff(150.0)) == ["t1", "t2"] and again.venue(100.0) == venue
+    again.close()
+
+
 def test_a_tls_setup_listens_with_the_certificate(tmp_path: Path) -> None:
     setup = Setup("open", ("t1",), tmp_path, port=8883, tls_cert=Path("/etc/c.pem"), tls_key=Path("/etc/k.pem"),
                   tls_ca=Path("/etc/ca.pem"))
@@ -245,7 +283,7 @@ def test_records_without_their_games_start_ask_for_it(tmp_path: Path, game: tupl
         hub.receive(REC, encode(r), 1.0)  # the start was lost
     assert hub.resends(1.0 + GAP_WAIT_S) == [Resend("t1", records[0].journal, 1, 0)]  # asked for from the start
     hub.receive(REC, encode(records[0]), 5.0)
-    assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games[1].gap_since is None
+    assert hub.gcg("t1-1", 6.0) == gcg and hub.tables["t1"].games["t1-1"].gap_since is None
     hub.close()
 
 
@@ -447,14 +485,14 @@ def test_games_of_two_journals_at_one_table_are_kept_apart_and_keep_their_number
     tmp_path: Path, game: tuple[list[RecordMessage], str]
 ) -> None:
     """A board's game 1 and a spare's game 1 at the same table (and a board that sends no
-    identity): three games, numbered as the hub first heard of them, the numbers kept when
-    the hub restarts; each GCG is its own journal's."""
+    identity): three games, the first journal's keyed by the board's number, the others by
+    their journal's tag, the keys kept when the hub restarts; each GCG is its own journal's."""
     records, gcg = game
     short = records[:8]  # the spare's game 1: the same opening, cut short
     alone = Hub(TOPICS, tmp_path / "alone")
     for r in short:
         alone.receive(REC, encode(r), 1.0)
-    short_gcg = alone.tables["t1"].games[1].gcg(7, racks=False)
+    short_gcg = alone.tables["t1"].games["t1-1"].gcg(7, racks=False)
     alone.close()
     hub = Hub(TOPICS, tmp_path / "hub")
     for r in records:
@@ -464,17 +502,106 @@ def test_games_of_two_journals_at_one_table_are_kept_apart_and_keep_their_number
     for r in short[:3]:
         hub.receive(REC, encode(replace(r, journal=None)), 3.0)  # (an old board: the anonymous journal)
     feed = hub.tables["t1"]
-    assert [(n, g.journal, g.game) for n, g in feed.games.items()] == [(1, J1, 1), (2, J2, 1), (3, None, 1)]
-    assert hub.gcg("t1-1", 10.0) == gcg and hub.tables["t1"].games[2].gcg(7, racks=False) == short_gcg
-    assert [g["key"] for g in hub.games(10.0)] == ["t1-1", "t1-2", "t1-3"]
+    keys = [("t1-1", J1, 1), ("t1.222222-1", J2, 1), ("t1.anon-1", None, 1)]
+    assert [(k, g.journal, g.game) for k, g in feed.games.items()] == keys
+    assert hub.gcg("t1-1", 10.0) == gcg and hub.tables["t1"].games["t1.222222-1"].gcg(7, racks=False) == short_gcg
+    assert [g["key"] for g in hub.games(10.0)] == ["t1-1", "t1.222222-1", "t1.anon-1"]
     hub.close()
-    again = Hub(TOPICS, tmp_path / "hub")  # restarted: the numbers come back from the files
-    assert [(n, g.journal, g.game) for n, g in again.tables["t1"].games.items()] == [(1, J1, 1), (2, J2, 1), (3, None, 1)]
+    again = Hub(TOPICS, tmp_path / "hub")  # restarted: the keys come back from the files
+    assert sorted((k, g.journal or "", g.game) for k, g in again.tables["t1"].games.items()) == sorted(
+        (k, j or "", n) for k, j, n in keys)
     again.receive(REC, encode(replace(records[8], journal=J2)), 11.0)
-    assert again.tables["t1"].games[2].applied == 8 and again.gcg("t1-1", 20.0) == gcg
+    assert again.tables["t1"].games["t1.222222-1"].applied == 8 and again.gcg("t1-1", 20.0) == gcg
     again.receive(REC, encode(replace(records[0], journal=J2, game=2)), 12.0)  # the spare's next game
-    assert again.tables["t1"].games[4].origin == (J2, 2)
+    assert again.tables["t1"].games["t1.222222-2"].origin == (J2, 2)
+    j3 = "2222220" + "3" * 25  # (a third journal sharing the spare's first 6 hex digits: a longer tag)
+    again.receive(REC, encode(replace(records[0], journal=j3)), 13.0)
+    assert again.keys["t1.22222203-1"].origin == (j3, 1)
     again.close()
+
+
+def test_a_live_record_before_the_games_asked_again_keeps_the_boards_numbers_and_shows_the_game_in_play(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """A hub started mid-event: the board's state names game 3 in play and lists 1 and 2; a
+    record of game 3 arrives before the games asked for again. Keys t1-1/2/3 are the board's
+    games 1/2/3 and the table shows game 3, not the finished game the hub heard of last."""
+    records, gcg = game
+    g1, g2 = ([replace(r, journal=J1, game=n) for r in records] for n in (1, 2))
+    g3 = [replace(r, journal=J1, game=3) for r in records[:6]]
+    hub = Hub(TOPICS, tmp_path)
+    listed = (Listed(3, g3[-2].seq or 0, False), Listed(2, g2[-2].seq or 0, True), Listed(1, g1[-2].seq or 0, True))
+    state = StateMessage(3, g3[-1].seq or 0, {"phase": "playing", "names": ["Anna", "Ben"]}, 0.0, J1, listed)
+    hub.receive("scoreboard/open/t1/state", encode(state), 10.0)
+    hub.receive(REC, encode(g3[-1]), 11.0)  # (a Done just before the resend goes out)
+    assert hub.resends(11.0) == []
+    assert [(a.game, a.start) for a in hub.resends(11.0 + GAP_WAIT_S)] == [(1, 0), (2, 0), (3, 0)]
+    for r in g1 + g2 + g3[:-1]:
+        hub.receive(REC, encode(r), 15.0)
+    shown = hub.summary("t1", 20.0)
+    assert (shown["game"]["origin"]["game"], shown["game"]["over"], shown["state"]["game"]) == (3, False, 3)
+    assert shown["game"]["key"] == "t1-3" and {k: g.game for k, g in hub.keys.items()} == {"t1-1": 1, "t1-2": 2, "t1-3": 3}
+    assert hub.gcg("t1-1", 20.0) == gcg and [g["key"] for g in hub.games(20.0)] == ["t1-1", "t1-2", "t1-3"]
+    hub.receive("scoreboard/open/t1/state", encode(replace(state, game=None, journal=None)), 21.0)
+    assert hub.summary("t1", 22.0)["game"]["key"] == "t1-3"  # (a state naming no game: the game started last)
+    hub.close()
+
+
+def test_an_earlier_hubs_files_numbered_as_it_heard_of_the_games_get_the_boards_numbers(
+    tmp_path: Path, game: tuple[list[RecordMessage], str]
+) -> None:
+    """Files of a hub that numbered games as it heard of them (no key kept, an origin): keyed by
+    the board's numbers once loaded, the journal of its game 1 taken as the table's first;
+    a new game of the board after them gets a file of its own."""
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    heard = [(J1, 3), (J1, 1), (J2, 1)]  # the earlier hub's t1-1, t1-2, t1-3
+    for n, (journal, number) in enumerate(heard, 1):
+        for r in records:
+            hub.receive(REC, encode(replace(r, journal=journal, game=number)), 1.0)
+    hub.close()
+    folder = tmp_path / "open" / "t1"
+    for path in folder.glob("game-*.sqlite"):
+        path.rename(path.with_name(path.name + ".x"))
+    for path in sorted(folder.glob("game-*.x")):
+        with sqlite3.connect(path) as conn:  # (as the earlier hub wrote it: game-N by arrival, no key)
+            origin = json.loads(conn.execute("SELECT value FROM game WHERE key = 'origin'").fetchone()[0])
+            conn.execute("DELETE FROM game WHERE key = 'key'")
+        conn.close()
+        path.rename(folder / f"game-{heard.index((origin['journal'], origin['game'])) + 1}.sqlite")
+    again = Hub(TOPICS, tmp_path)
+    assert again.gcg("t1-1", 10.0) == again.gcg("t1-3", 10.0) == gcg  # (the board's game 1 and 3 at their numbers)
+    assert again.tables["t1"].games["t1-3"].origin == (J1, 3)
+    assert {k: g.origin for k, g in again.keys.items()} == {"t1-3": (J1, 3), "t1-1": (J1, 1), "t1.222222-1": (J2, 1)}
+    assert again.gcg("t1-3", 10.0) == gcg
+    again.receive(REC, encode(replace(records[0], journal=J1, game=2)), 11.0)  # (its file's name was the earlier t1-2's)
+    assert again.keys["t1-2"].origin == (J1, 2) and again.keys["t1-1"].origin == (J1, 1)
+    again.close()
+    third = Hub(TOPICS, tmp_path)  # (and once more)
+    assert sorted(third.keys) == ["t1-1", "t1-2", "t1-3", "t1.222222-1"]
+    third.close()
+
+
+def test_a_game_file_the_hub_cannot_take_is_left_aside_named_and_kept(
+    tmp_path: Path, game: tuple[list[RecordMessage], str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file of no game (no key, no origin, not named by a number), one not SQLite, and a copy
+    of a game's file: the hub starts with the others, logs each with its path, keeps them."""
+    records, gcg = game
+    hub = Hub(TOPICS, tmp_path)
+    for r in records:
+        hub.receive(REC, encode(r), 1.0)
+    hub.close()
+    folder = tmp_path / "open" / "t1"
+    sqlite3.connect(folder / "game-x.sqlite").close()
+    (folder / "game-y.sqlite").write_bytes(b"not a database, not at all" * 100)
+    (folder / "game-1~2.sqlite").write_bytes((folder / "game-1.sqlite").read_bytes())
+    again = Hub(TOPICS, tmp_path)
+    assert list(again.keys) == ["t1-1"] and again.gcg("t1-1", 10.0) == gcg
+    logged = " ".join(r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    assert all(f"game-{n}.sqlite" in logged for n in ("x", "y", "1~2")) and logged.count("left aside") == 3
+    again.close()
+    assert all((folder / f"game-{n}.sqlite").exists() for n in ("x", "y", "1~2"))
 
 
 def test_a_hub_folder_of_before_identities_keeps_its_games_as_the_anonymous_journals(
@@ -485,13 +612,12 @@ def test_a_hub_folder_of_before_identities_keeps_its_games_as_the_anonymous_jour
     for r in records:
         hub.receive(REC, encode(replace(r, journal=None, game=5)), 1.0)
     hub.close()
-    path = tmp_path / "open" / "t1" / "game-1.sqlite"
-    with sqlite3.connect(path) as conn:  # (a file of before: no origin, named by the board's game)
-        conn.execute("DELETE FROM game WHERE key = 'origin'")
+    path = tmp_path / "open" / "t1" / "game-5.sqlite"
+    with sqlite3.connect(path) as conn:  # (a file of before: no origin nor key, named by the board's game)
+        conn.execute("DELETE FROM game WHERE key IN ('origin', 'key')")
     conn.close()
-    path.rename(path.with_name("game-5.sqlite"))
     again = Hub(TOPICS, tmp_path)
-    assert again.gcg("t1-5", 10.0) == gcg and again.tables["t1"].games[5].origin == (None, 5)
+    assert again.gcg("t1-5", 10.0) == gcg and again.tables["t1"].games["t1-5"].origin == (None, 5)
     assert again.receive(REC, encode(replace(records[3], journal=None, game=5)), 11.0) is None  # a double
     again.close()
 
@@ -623,7 +749,7 @@ def test_with_a_delay_pushes_come_when_each_record_is_shown_and_carry_nothing_la
     first = json.loads(page.queue.get_nowait())
     assert [seq for seq, _ in first["taken"]] == [1, 2] and first["summary"]["game"]["seq"] == 2
     assert first["summary"]["game"]["flags"] == [] and page.queue.empty()
-    assert hub.tables["t1"].games[1].flags
+    assert hub.tables["t1"].games["t1-1"].flags
     loop.run_until(1089.9)
     assert page.queue.empty()
     loop.run_until(1090.0)
@@ -640,7 +766,7 @@ def test_flags_and_refusals_are_shown_at_the_cutoff(tmp_path: Path, game: tuple[
         hub.receive(REC, encode(r), 100.0)
     hub.receive(REC, encode(RecordMessage(1, 4, "command", {"type": "pass", "player": 7}, 0.0, journal=records[0].journal)), 130.0)
     hub.receive(REC, b"{not json", 130.0)
-    g = hub.tables["t1"].games[1]
+    g = hub.tables["t1"].games["t1-1"]
     hub.receive("scoreboard/open/t1/state", encode(StateMessage(1, g.applied, {"scores": [999, 0]}, 0.0, g.journal)), 140.0)
     assert len(g.flags) == 2
     for now, flags, refused in ((165.0, 0, 0), (190.0, 1, 1), (200.0, 2, 1)):
@@ -653,14 +779,23 @@ def test_flags_and_refusals_are_shown_at_the_cutoff(tmp_path: Path, game: tuple[
     hub.close()
 
 
-def _feed(hub: Hub, records: list[RecordMessage]) -> list[float]:
-    """The records to ``hub`` 10 s apart, seq 3 after seq 4 (a gap): the times they arrived."""
+def _feed(hub: Hub, records: list[RecordMessage], start: int = 0) -> list[float]:
+    """The records from ``start`` to ``hub`` 10 s apart, seq 3 after seq 4 (a gap), each with
+    the board's state after it; the board online at first, offline a while at the fourth:
+    the times they arrived."""
     order = list(range(len(records)))
     order[3], order[4] = order[4], order[3]
     times = []
     for n, i in enumerate(order):
-        hub.receive(REC, encode(records[i]), 100.0 + 10 * n)
-        times.append(100.0 + 10 * n)
+        if n < start:
+            continue
+        at = 100.0 + 10 * n
+        if n in (0, 4, 6):
+            hub.receive("scoreboard/open/t1/status", encode(StatusMessage(n != 4)), at - 1)
+        hub.receive(REC, encode(records[i]), at)
+        view = {"phase": "playing", "clock": {"used": [n, 2.0 * n], "running": n % 2, "limit": 1500}}
+        hub.receive(STATE, encode(StateMessage(1, records[i].seq or 0, view, 0.0, records[i].journal)), at + 0.5)
+        times.append(at)
     return times
 
 
@@ -671,6 +806,7 @@ def _shown(hub: Hub, cutoff: float) -> tuple[object, ...]:
 def test_a_restarted_hub_shows_the_delayed_games_as_it_would_have_without_the_restart(
     tmp_path: Path, game: tuple[list[RecordMessage], str]
 ) -> None:
+    """The games, and the table's presence and states too (online, clocks, phase)."""
     records, _ = game
     steady = Hub(TOPICS, tmp_path / "steady", delay=60.0)
     _feed(steady, records)
@@ -679,18 +815,29 @@ def test_a_restarted_hub_shows_the_delayed_games_as_it_would_have_without_the_re
     _feed(restarted, records[:half])  # (the records' order differs from _feed's only after the first five)
     restarted.close()
     back = Hub(TOPICS, tmp_path / "restarted", delay=60.0, clock=lambda: 100.0 + 10 * half)
-    for n in range(half, len(records)):
-        back.receive(REC, encode(records[n]), 100.0 + 10 * n)
+    back.receive("scoreboard/open/t1/status", encode(StatusMessage(True)), 100.0 + 10 * half - 5)  # (retained,
+    last = next(v for when, v in steady.tables["t1"].states if when == 100.0 + 10 * (half - 1) + 0.5)
+    state = StateMessage(1, records[half - 1].seq or 0, {k: last[k] for k in ("phase", "clock")}, 0.0, records[0].journal)
+    back.receive(STATE, encode(state), 100.0 + 10 * half - 5)  # sent again by the broker at the restart)
+    _feed(back, records, half)
     end = 100.0 + 10 * len(records) + 60
     for cutoff in [90.0, 100.0, 125.0, 130.0, 135.0, 140.0, 155.0] + [95.0 + 10 * n for n in range(len(records))] + [end]:
         assert _shown(back, cutoff) == _shown(steady, cutoff), cutoff
+    assert back.summary("t1", 100.0 + 10 * half - 30)["state"]["clock"]["used"][0] == half - 4  # (what was compared: the state after the record at -40 s)
     # the pages were told of the records shown before the restart: after it only of the later ones
-    before = steady.tables["t1"].games[1].shown_seq(back.cutoff(100.0 + 10 * half))
+    before = steady.tables["t1"].games["t1-1"].shown_seq(back.cutoff(100.0 + 10 * half))
     assert before is not None and 0 < before < len(records) - 2
     told = back.taken("t1", end)
     assert [seq for seq, _ in told] == list(range(before + 1, len(records) - 1))
-    steady.close()
+    back.prune(end + 60)  # the table's file keeps what may still be shown, as the memory does
     back.close()
+    with sqlite3.connect(tmp_path / "restarted" / "open" / "t1" / "table.sqlite") as conn:
+        assert [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("online", "states")] == [1, 1]
+    conn.close()
+    again = Hub(TOPICS, tmp_path / "restarted", delay=60.0)
+    assert again.summary("t1", end) == steady.summary("t1", end) and again.summary("t1", end)["online"] is True
+    steady.close()
+    again.close()
 
 
 def test_racks_are_held_back_until_allowed_and_never_from_the_boards_state(
@@ -707,7 +854,8 @@ def test_racks_are_held_back_until_allowed_and_never_from_the_boards_state(
         hub = Hub(TOPICS, tmp_path / racks, delay=60.0, racks=racks)
         for i, r in enumerate(records):
             hub.receive(REC, encode(r), 100.0 + i)
-            hub.receive("scoreboard/open/t1/state", encode(StateMessage(1, r.seq or 0, state, 0.0)), 100.5 + i)
+            hub.receive("scoreboard/open/t1/state", encode(StateMessage(1, r.seq or 0, state, 0.0, r.journal)),
+                        100.5 + i)
         last = 100.0 + len(records) - 1
         for now in (150.0, 165.0, 170.0, last + 60):
             cutoff = hub.cutoff(now)
@@ -761,7 +909,7 @@ def test_the_feed_and_the_gcg_are_served_as_of_the_cutoff(tmp_path: Path, game: 
     now[0] = 150.0
     assert _get(app, "/games/t1-1.gcg")[0] == 404
     feed = json.loads(_get(app, "/feed.json")[1])
-    assert feed["games"] == [] and feed["tables"][0]["game"] is None and feed["as_of"] == 90.0
+    assert feed["games"] == [] and feed["tables"] == [] and feed["as_of"] == 90.0  # (t1 not heard of by then)
     now[0] = 165.0
     status, body = _get(app, "/games/t1-1.gcg")
     assert status == 200 and body.decode() != gcg and "HAUSTEN" not in body.decode()

@@ -29,7 +29,7 @@ def test_a_scripted_game_shows_up_move_by_move_on_the_table_page(tmp_path: Path)
     script, _ = short_demo_script("de", ["Anna", "Ben"], open_lexicon("de"))
     (tmp_path / "game.txt").write_text(script, encoding="utf-8")
     with running_broker(tmp_path / "broker") as broker:
-        hub = HubRig(broker, tmp_path / "hub").start()
+        hub = HubRig(broker, tmp_path / "hub", tables=("t1", "t2")).start()  # (t2: set up, never connected)
         url = hub.serve()
         try:
             with browser_page(sync_api, f"{url}/tables/t1") as page:
@@ -77,10 +77,12 @@ def test_a_scripted_game_shows_up_move_by_move_on_the_table_page(tmp_path: Path)
                 with urllib.request.urlopen(f"{url}/feed.json") as r:
                     feed = json.load(r)
                 assert feed["tables"][0]["online"] is False  # the board said goodbye
+                assert [(t["table"], t["never"]) for t in feed["tables"]] == [("t1", False), ("t2", True)]
                 assert feed["games"][0]["over"] and feed["standings"][0]["games"] == 1
                 page.goto(f"{url}/")
                 page.wait_for_selector("#t-t1 .players li")
                 assert page.locator("#t-t1 .clock").count() == 2  # the clocks on the venue too
+                assert page.inner_text("#t-t2 .status") == "never connected" and "offline" in page.inner_text("#t-t1 .status")
                 page.goto(f"{url}/standings")
                 page.wait_for_selector(".ranking tbody tr")
                 page.goto(f"{url}/overlay/t1")

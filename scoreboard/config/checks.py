@@ -21,7 +21,7 @@ from engine.errors import ScoreboardError
 
 __all__ = [
     "SET_SOURCE", "AutoOr", "Check", "ConfigChoiceError", "ConfigError", "ConfigPinClashError", "ConfigRangeError",
-    "ConfigTypeError", "DirPath", "Names", "Numbers", "OneOf", "Pattern", "Sayings", "Subset", "Text", "Whole", "closest",
+    "ConfigTypeError", "DirPath", "Names", "Numbers", "OneOf", "Pattern", "Patterns", "Sayings", "Subset", "Text", "Whole", "closest",
     "show",
     "toml_value", "value_kind",
 ]
@@ -375,6 +375,31 @@ class Pattern(Check):
         if not self.pattern.fullmatch(value):
             raise self.not_allowed(value)
         return value
+
+
+class Patterns(Check):
+    """A list of at most ``high`` distinct strings, each matching ``pattern`` whole (an ``item``:
+    a table's name)."""
+
+    expects = "a list of strings"
+
+    def __init__(self, pattern: str, item: str, high: int, allowed: str) -> None:
+        super().__init__(allowed)
+        self.pattern, self.item, self.high = re.compile(pattern), item, high
+
+    def __call__(self, value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise self.wrong_type(value)
+        for number, item in enumerate(value, 1):
+            if not isinstance(item, str):
+                raise self.fail(f"{self.item} {number} ({show(item)}) is {value_kind(item)}, not a string")
+            if not self.pattern.fullmatch(item):
+                raise self.fail(f"{self.item} {number} ({show(item)}) is not allowed")
+        if len(value) > self.high:
+            raise self.fail(f"{show(value)} has {len(value)} {self.item}s")
+        if len(set(value)) != len(value):
+            raise self.fail(f"{show(value)} gives a {self.item} twice")
+        return tuple(value)
 
 
 def _said(value: object, what: str, fail: Any) -> str:

@@ -19,7 +19,13 @@ import attrs
 
 from drivers.display.panels import PANELS, RECOMMENDED, Panel, panel_of_controller
 from engine.errors import UnknownProfileError, VariantError
-from engine.rules import ChallengeRule, MoveLimitAction, RuleProfile, get_profile, profile_names
+from engine.rules import (
+    ChallengeRule,
+    MoveLimitAction,
+    RuleProfile,
+    get_profile,
+    profile_names,
+)
 
 from .checks import (
     AutoOr,
@@ -31,6 +37,7 @@ from .checks import (
     Numbers,
     OneOf,
     Pattern,
+    Patterns,
     Sayings,
     Subset,
     Text,
@@ -38,16 +45,18 @@ from .checks import (
 )
 
 __all__ = [
+    "CONTROLLERS",
     "KEYS",
     "RESERVED_PINS",
     "SECTIONS",
+    "SPI_PINS",
     "BoardConfig",
     "BroadcastConfig",
-    "HubConfig",
     "ButtonsConfig",
     "Config",
     "DisplayConfig",
     "GameConfig",
+    "HubConfig",
     "LexiconConfig",
     "PathsConfig",
     "UiConfig",
@@ -57,11 +66,9 @@ __all__ = [
     "check_broadcast",
     "check_buttons",
     "check_display",
-    "CONTROLLERS",
-    "SPI_PINS",
-    "spi_lines",
     "key",
     "profile_language",
+    "spi_lines",
 ]
 
 # --- the sections --------------------------------------------------------------------------
@@ -450,6 +457,12 @@ class HubConfig:
         "end",
         OneOf("end", "delayed"),
         "When viewers see the racks: end (once the game is over) or delayed (as soon as the broadcast delay allows).",
+    )
+    tables: tuple[str, ...] = key(
+        (),
+        Patterns(_NAME.pattern.pattern, "table", 1000, "a list of up to 1000 distinct table names (as --tables)"),
+        'The event\'s tables (scoreboard hub setup writes them): the venue shows those never heard of as "never'
+        ' connected"; [] = only the tables heard of.',
     )
 
 

@@ -49,7 +49,7 @@ def cmd_hub_setup(args: argparse.Namespace) -> int:
     print(f"  {out / 'mosquitto.conf'}   the broker (port {port}{', TLS' if args.tls_cert else ''})")
     print(f"  {out / 'passwd'}, {out / 'acl'}   a user per table and the hub; each board publishes only its own topics")
     print(f"  {out / 'boards'}/TABLE.toml   each board's [broadcast] section (secret: copy it to that board)")
-    print(f"  {out / 'hub.toml'}   the hub's [hub] section")
+    print(f"  {out / 'hub.toml'}   the hub's [hub] section (with the event's tables)")
     return 0
 
 
@@ -80,14 +80,14 @@ def cmd_hub(args: argparse.Namespace) -> int:
 async def _serve(config: HubConfig, folder: Path, sock: socket.socket) -> int:
     from scoreboard.broadcast.messages import Topics
     from scoreboard.notify import ServiceNotifier
+    from scoreboard.play.web import Server
 
     from .core import Hub
     from .ingest import Ingest
-    from scoreboard.play.web import Server
-
     from .web import Pusher, make_app
 
-    hub = Hub(Topics(config.topic_prefix, config.event), folder, delay=config.delay_s, racks=config.racks)
+    hub = Hub(Topics(config.topic_prefix, config.event), folder, delay=config.delay_s, racks=config.racks,
+              tables=config.tables)
     pusher = Pusher(hub)
     pusher.loop = asyncio.get_running_loop()
     from scoreboard.broadcast.publisher import TlsSetupError

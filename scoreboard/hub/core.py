@@ -13,9 +13,16 @@ board, which the hub's own game shows, nor its racks).
 A table's games are told apart by the journal they come from (its identity, carried by every
 record and state; a board that sends none is the table's anonymous journal) and the board's
 game number: a spare board set up with the table's name, or a board whose journal was set
-aside, numbers its games from 1 again. The hub numbers a table's games in the order it first
-hears of them (``TABLE-N``, the address of the game's GCG); each game's file keeps where it
-came from, so the numbers survive a restart of the hub.
+aside, numbers its games from 1 again. A game's key (the address of its GCG) is the board's
+own game number (the one ``scoreboard export`` uses): ``TABLE-N`` for the first journal the
+hub heard of at the table, ``TABLE.TAG-N`` for any other (``TAG``: the first 6 hex digits
+of its identity, more if two journals share them; ``anon`` for the anonymous journal; a
+``.`` because a table's name cannot hold one). Keys do not depend on the order the hub
+hears of the games, and each game's file keeps its key and where it came from: a restarted
+hub has the same keys. A table shows the game its board's latest state names (the game in
+play), or without such a state the game started last. Each table's presence and states are
+kept too (as far back as the pages may still be shown): a restarted hub shows them as it
+would have.
 """
 
 from __future__ import annotations
@@ -39,8 +46,8 @@ from scoreboard.broadcast.messages import (
     decode_status,
 )
 
-from .game import HubGame
-from .store import Writer
+from .game import HubGame, stored_origin
+from .store import GameStore, StoreError, TableStore, Writer
 
 __all__ = ["STATE_SHOWN", "Hub", "Origin", "Refusal", "Resend", "TableFeed"]
 
@@ -80,33 +87,61 @@ class Refusal:
 
 @dataclass
 class TableFeed:
-    """One table: its presence and states over time, its games (by the hub's number)."""
+    """One table: its presence and states over time (kept in ``store``), its games (by key and by origin)."""
 
     name: str
+    store: TableStore | None = None
+    heard: float | None = None  # when the hub first heard of it
     online: list[tuple[float, bool]] = field(default_factory=list)
     states: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
-    games: dict[int, HubGame] = field(default_factory=dict)
-    numbers: dict[Origin, int] = field(default_factory=dict)  # a board's game: its number at the hub
+    games: dict[str, HubGame] = field(default_factory=dict)  # by key
+    origins: dict[Origin, HubGame] = field(default_factory=dict)
+    tags: dict[str | None, str] = field(default_factory=dict)  # a journal's tag in its games' keys ("": the first)
     listed: tuple[Listed, ...] = ()  # the games the latest state lists (of its journal)
     asked: dict[Origin, float] = field(default_factory=dict)  # when a game's records were last asked for
     behind: dict[Origin, float] = field(default_factory=dict)  # since when the board's state names more than the hub has
 
-    def latest(self, cutoff: float) -> HubGame | None:
-        """The table's latest game that had started by ``cutoff``."""
-        best = None
-        for game in self.games.values():
-            if game.at(cutoff) is not None and (best is None or game.number > best.number):
-                best = game
-        return best
+    def shown(self, cutoff: float, state: dict[str, Any] | None) -> HubGame | None:
+        """The game shown at ``cutoff``: the one ``state`` (the latest by then) names if it
+        names one (None if it had not started by then), else the game started last."""
+        if state is not None and isinstance(state.get("game"), int):
+            game = self.origins.get((state.get("journal"), state["game"]))
+            return game if game is not None and game.at(cutoff) is not None else None
+        started = [g for g in self.games.values() if g.at(cutoff) is not None]
+        return max(started, key=lambda g: (g.start_at, g.game), default=None)
 
     def add(self, game: HubGame) -> HubGame:
-        self.games[game.number] = game
-        self.numbers[game.origin] = game.number
+        self.games[game.key] = game
+        self.origins[game.origin] = game
         return game
 
     def find(self, origin: Origin) -> HubGame | None:
-        number = self.numbers.get(origin)
-        return None if number is None else self.games[number]
+        return self.origins.get(origin)
+
+    def key_for(self, origin: Origin) -> tuple[str, str]:
+        """The key of the board's game ``origin`` and its file's name (a new journal gets its tag)."""
+        journal, number = origin
+        tag = self.tags.get(journal)
+        if tag is None:
+            tag = "" if not self.tags else "anon" if journal is None else next(
+                journal[:n] for n in range(6, 33, 2) if journal[:n] not in self.tags.values())
+            self.tags[journal] = tag
+        if tag:
+            return f"{self.name}.{tag}-{number}", f"game-{tag}-{number}"
+        return f"{self.name}-{number}", f"game-{number}"
+
+    def tag_of(self, key: str, origin: Origin) -> None:
+        """Take the tag of the journal of ``origin`` from its game's ``key``."""
+        journal, number = origin
+        if key == f"{self.name}-{number}":
+            self.tags.setdefault(journal, "")
+        elif key.startswith(f"{self.name}.") and key.endswith(f"-{number}"):
+            self.tags.setdefault(journal, key[len(self.name) + 1:-len(f"-{number}")])
+
+    def order(self, game: HubGame) -> tuple[bool, str, int]:
+        """Where ``game`` goes in a list: the first journal's games, then the others', each by number."""
+        tag = self.tags.get(game.journal, "")
+        return bool(tag), tag, game.game
 
 
 def _lacks(game: HubGame | None, want: Listed) -> int | None:
@@ -136,27 +171,32 @@ def _shared(before: dict[str, Any], key: str, value: Any) -> Any:
     return old if old is not None and old == value else value
 
 
-def _prune(timeline: list[tuple[float, Any]], cutoff: float) -> None:
+def _prune(timeline: list[tuple[float, Any]], cutoff: float) -> bool:
+    """Forget what is older than the entry at ``cutoff``; whether anything was."""
     keep = 0
     for i, (when, _) in enumerate(timeline):
         if when <= cutoff:
             keep = i
     if keep:
         del timeline[:keep]
+    return keep > 0
 
 
 class Hub:
     """The event ``topics.event``, its games kept in ``folder``; ``delay`` seconds behind
-    (``clock``: the time the games kept are read at, for what the pages were already told)."""
+    (``clock``: the time the games kept are read at, for what the pages were already told);
+    ``tables``: the event's tables, listed before they are heard of ("never connected")."""
 
     def __init__(self, topics: Topics, folder: Path, *, delay: float = 0.0, racks: str = "end",
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, tables: tuple[str, ...] = ()) -> None:
         self.topics = topics
+        self.configured = tables  # the event's tables (shown before they are heard of: "never connected")
         self.folder = folder / topics.event
         self.delay = delay
         self.racks = racks
         self.lock = threading.RLock()
         self.tables: dict[str, TableFeed] = {}
+        self.keys: dict[str, HubGame] = {}  # every game by its key
         self.refused: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
         self.refused_count = 0
         self._refusals: deque[float] = deque()  # when, those the pages may not count yet
@@ -166,29 +206,74 @@ class Hub:
         self._load(self.cutoff(clock()))
 
     def _load(self, cutoff: float) -> None:
-        """The games kept before the hub last stopped (the pages were told of them up to ``cutoff``)."""
+        """The games, presence and states kept before the hub last stopped (the pages were
+        told of them up to ``cutoff``). Files of a hub that numbered games as it heard of
+        them (no key kept) get this hub's keys, the journal of its first game taken as the first."""
         if not self.folder.is_dir():
             return
         for table_dir in sorted(p for p in self.folder.iterdir() if p.is_dir()):
             feed = self._table(table_dir.name)
+            assert feed.store is not None
+            feed.heard, online, states = feed.store.load()
+            feed.online = online
+            for when, view in states:
+                before = feed.states[-1][1] if feed.states else {}
+                feed.states.append((when, {k: _shared(before, k, v) for k, v in view.items()}))
+            kept: list[Path] = []
+            legacy: list[tuple[int, Path, Origin]] = []
             for path in sorted(table_dir.glob("game-*.sqlite")):
-                number = path.stem.removeprefix("game-")
-                if number.isdigit():
-                    game = HubGame.open(self.folder, table_dir.name, int(number), self.writer)
-                    game.pushed = game.shown_seq(cutoff) or 0
-                    feed.add(game)
+                try:
+                    store = GameStore(path)
+                    try:
+                        key, origin = store.get("key"), stored_origin(store, path)
+                    finally:
+                        store.close()
+                except StoreError as e:
+                    log.error("%s; left aside", e)
+                    continue
+                kept.append(path)
+                if isinstance(key, str):
+                    feed.tag_of(key, origin)
+                else:
+                    number = path.stem.removeprefix("game-")
+                    legacy.append((int(number) if number.isdigit() else 0, path, origin))
+            for _, path, origin in sorted(legacy, key=lambda item: item[0]):
+                store = GameStore(path)
+                store.put("key", feed.key_for(origin)[0])
+                store.put("origin", {"journal": origin[0], "game": origin[1]})
+                store.close()
+            for path in kept:
+                try:
+                    game = HubGame.open(path, table_dir.name, self.writer)
+                except StoreError as e:
+                    log.error("%s; left aside", e)
+                    continue
+                if game.key in self.keys or game.origin in feed.origins:
+                    log.error("the hub's file %s holds game %s of %s again; left aside", path, game.key, game.origin)
+                    game.close()
+                    continue
+                game.pushed = game.shown_seq(cutoff) or 0
+                self.keys[game.key] = feed.add(game)
+            if feed.heard is None and feed.games:  # (a hub of before presence was kept)
+                feed.heard = min(g.start_at for g in feed.games.values())
 
     def _game(self, feed: TableFeed, origin: Origin) -> HubGame:
-        """The table's game ``origin``; a new one gets the table's next number."""
+        """The table's game ``origin``; a new one gets its key."""
         game = feed.find(origin)
         if game is None:
-            number = max(feed.games, default=0) + 1
-            game = feed.add(HubGame.open(self.folder, feed.name, number, self.writer, origin))
+            key, name = feed.key_for(origin)
+            path = self.folder / feed.name / f"{name}.sqlite"
+            n = 1
+            while path.exists():  # (a file of an earlier hub that kept another key under this name)
+                n += 1
+                path = path.with_name(f"{name}~{n}.sqlite")
+            game = feed.add(HubGame.open(path, feed.name, self.writer, (key, origin)))
+            self.keys[key] = game
         return game
 
     def _table(self, name: str) -> TableFeed:
         if name not in self.tables:
-            self.tables[name] = TableFeed(name)
+            self.tables[name] = TableFeed(name, TableStore(self.folder / name / "table.sqlite", self.writer))
         return self.tables[name]
 
     def close(self) -> None:
@@ -196,6 +281,8 @@ class Hub:
             for feed in self.tables.values():
                 for game in feed.games.values():
                     game.close()
+                if feed.store is not None:
+                    feed.store.close()
         self.writer.stop()
 
     # --- arriving ---------------------------------------------------------------------------
@@ -209,7 +296,13 @@ class Hub:
         table, what = where
         try:
             with self.lock:
-                return self._take(table, what, topic, payload, now)
+                changed = self._take(table, what, topic, payload, now)
+                feed = self.tables.get(table)
+                if changed is not None and feed is not None and feed.heard is None:
+                    feed.heard = now
+                    assert feed.store is not None
+                    feed.store.put_heard(now)
+                return changed
         except BadMessage as e:
             self._refuse(topic, e.payload, now, e.reason)
             return None
@@ -228,15 +321,24 @@ class Hub:
             before = feed.states[-1][1] if feed.states else {}
             view = {key: _shared(before, key, state.view[key]) for key in STATE_SHOWN if key in state.view}
             view.update(game=state.game, seq=state.seq, journal=state.journal)
-            feed.states.append((now, view))
-            feed.listed = state.games  # (a game gets its number with its first record: a stale state makes none)
+            feed.listed = state.games  # (a game gets its key with its first record: a stale state makes none)
             named = feed.find((state.journal, state.game)) if state.game is not None else None
             if named is not None:
                 named.check_scores(state.seq, state.view.get("scores"), now)
+            if view == before:  # (the retained copy again, as after a restart: it is as old as the first)
+                return None
+            feed.states.append((now, view))
+            assert feed.store is not None
+            feed.store.add_state(now, view)
             return table
         if what == "status":
             status = decode_status(topic, payload)
-            self._table(table).online.append((now, status.online))
+            feed = self._table(table)
+            if feed.online and feed.online[-1][1] == status.online:
+                return None
+            feed.online.append((now, status.online))
+            assert feed.store is not None
+            feed.store.add_online(now, status.online)
             return table
         if what == "resend":
             return None  # (the hub's own requests)
@@ -293,8 +395,8 @@ class Hub:
             if feed is None:
                 return []
             out: list[tuple[int, float | None]] = []
-            for number in sorted(feed.games):
-                out += feed.games[number].taken(cutoff)
+            for game in feed.games.values():
+                out += game.taken(cutoff)
             return out
 
     def refused_at(self, cutoff: float) -> int:
@@ -309,8 +411,9 @@ class Hub:
                 self._refusals.popleft()
                 self._refused_shown += 1
             for feed in self.tables.values():
-                _prune(feed.states, cutoff)
-                _prune(feed.online, cutoff)
+                states, online = _prune(feed.states, cutoff), _prune(feed.online, cutoff)
+                if (states or online) and feed.store is not None:
+                    feed.store.prune(feed.online[0][0] if online else None, feed.states[0][0] if states else None)
                 for game in feed.games.values():
                     game.prune(cutoff)
 
@@ -325,10 +428,10 @@ class Hub:
     def summary(self, name: str, cutoff: float) -> dict[str, Any]:
         """A table on the venue page (and the head of its own page)."""
         with self.lock:
-            feed = self.tables[name]
+            feed = self._table(name)
             online = _at(feed.online, cutoff)
             state_at = _at_when(feed.states, cutoff)
-            game = feed.latest(cutoff)
+            game = feed.shown(cutoff, None if state_at is None else state_at[1])
             snap = game.at(cutoff) if game is not None else None
             view = dict(snap.view) if snap is not None else None
             if view is not None:
@@ -339,14 +442,21 @@ class Hub:
             state = None
             if state_at is not None:  # (age: how long before the cutoff it came, for the running clock)
                 state = dict(state_at[1], age=round(max(0.0, cutoff - state_at[0]), 3))
-            return {"table": name, "online": online, "game": view, "state": state}
+            never = feed.heard is None or feed.heard > cutoff
+            return {"table": name, "online": online, "never": never, "game": view, "state": state}
+
+    def listed(self, cutoff: float) -> list[str]:
+        """The tables the venue shows at ``cutoff``: those heard of by then and the event's own."""
+        with self.lock:
+            heard = (name for name, feed in self.tables.items() if feed.heard is not None and feed.heard <= cutoff)
+            return sorted({*heard, *self.configured})
 
     def venue(self, cutoff: float) -> dict[str, Any]:
         with self.lock:
             return {
                 "event": self.topics.event,
                 "delay": self.delay,
-                "tables": [self.summary(name, cutoff) for name in sorted(self.tables)],
+                "tables": [self.summary(name, cutoff) for name in self.listed(cutoff)],
                 "refused": self.refused_at(cutoff),
             }
 
@@ -355,12 +465,12 @@ class Hub:
         out = []
         with self.lock:
             for feed in self.tables.values():
-                for game in sorted(feed.games.values(), key=lambda g: g.number):
+                for game in sorted(feed.games.values(), key=feed.order):
                     snap = game.at(cutoff)
                     if snap is None:
                         continue
                     out.append({
-                        "key": game.key, "table": feed.name, "game": game.number, "names": snap.view["names"],
+                        "key": game.key, "table": feed.name, "game": game.game, "names": snap.view["names"],
                         "scores": snap.view["scores"], "over": snap.over, "tally": snap.view["tally"],
                         "flags": game.flags_at(cutoff), "gcg": f"/games/{game.key}.gcg",
                     })
@@ -385,11 +495,9 @@ class Hub:
         return sorted(rows.values(), key=lambda r: (-r["wins"], -r["spread"], r["name"]))
 
     def gcg(self, key: str, cutoff: float) -> str | None:
-        """The GCG of game ``key`` (``TABLE-N``) as it was at ``cutoff``; None if there is none by then."""
-        table, _, number = key.rpartition("-")
+        """The GCG of game ``key`` as it was at ``cutoff``; None if there is none by then."""
         with self.lock:
-            feed = self.tables.get(table)
-            game = feed.games.get(int(number)) if feed is not None and number.isdigit() else None
+            game = self.keys.get(key)
             snap = game.at(cutoff) if game is not None else None
             if game is None or snap is None:
                 return None

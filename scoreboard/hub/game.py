@@ -16,8 +16,8 @@ from the records if something needs it. The steps come from the times the record
 the game's file: a restarted hub shows what it would have shown without the restart.
 
 A game is the board's game ``game`` of the journal ``journal`` (its identity; None: a board
-that sends none); the hub numbers a table's games in the order it first hears of them
-(:attr:`HubGame.number`, the ``N`` of ``TABLE-N``), and its file keeps where it came from.
+that sends none); its :attr:`HubGame.key` (``TABLE-N``: see :mod:`scoreboard.hub.core`) and
+where it came from are kept in its file.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from scoreboard.controller.records import Committed
 from scoreboard.export_cli import gcg_text
 from scoreboard.journal_format import COMMAND_KIND, decode_entry, decode_meta, rules_of
 
-from .store import GameStore, StoredRecord, Writer
+from .store import GameStore, StoredRecord, StoreError, Writer
 
-__all__ = ["Flag", "HubGame", "Snap"]
+__all__ = ["Flag", "HubGame", "Snap", "stored_origin"]
 
 
 @dataclass(frozen=True)
@@ -64,14 +64,13 @@ class Snap:
 
 @dataclass
 class HubGame:
-    """Game ``game`` of the journal ``journal`` at ``table``, the table's game ``number`` at the
-    hub, kept in ``store``."""
+    """Game ``game`` of the journal ``journal`` at ``table``, ``key`` at the hub, kept in ``store``."""
 
     table: str
     game: int
     store: GameStore
     journal: str | None = None
-    number: int = 0
+    key: str = ""
     start: dict[str, Any] | None = None
     start_at: float = 0.0  # when the start arrived
     result: dict[str, Any] | None = None
@@ -88,32 +87,28 @@ class HubGame:
     _shown: tuple[Game, Snap] | None = None  # the engine following the cutoff, and its view
 
     @property
-    def key(self) -> str:
-        """The game's name at the hub (``/games/KEY.gcg``): the table and the hub's number."""
-        return f"{self.table}-{self.number}"
-
-    @property
     def origin(self) -> tuple[str | None, int]:
         """Where the game comes from: the journal's identity and the board's game number."""
         return self.journal, self.game
 
     @classmethod
-    def open(cls, folder: Path, table: str, number: int, writer: Writer | None = None,
-             origin: tuple[str | None, int] | None = None) -> HubGame:
-        """The table's game ``number`` in ``folder``, replayed as far as it goes, with the times its
+    def open(cls, path: Path, table: str, writer: Writer | None = None,
+             new: tuple[str, tuple[str | None, int]] | None = None) -> HubGame:
+        """The game of ``table`` kept in ``path``, replayed as far as it goes, with the times its
         records arrived (files of an earlier hub without them: shown whole); a new one (its
-        file made through ``writer``) is game ``origin`` (journal, board's game). A file
-        written before journals had identities is the board's game ``number`` of none."""
-        store = GameStore(folder / table / f"game-{number}.sqlite", writer)
-        kept = store.get("origin")
-        if isinstance(kept, dict) and isinstance(kept.get("game"), int):
-            journal = kept.get("journal")
-            origin = (journal if isinstance(journal, str) else None, kept["game"])
-        elif origin is None or store.existed:
-            origin = (None, number)
+        file made through ``writer``) is ``new``: its key and origin (journal, board's game).
+        (A file without its key: :func:`stored_origin` and the hub's ``_load``.)"""
+        store = GameStore(path, writer)
+        if store.existed:
+            key, origin = store.get("key"), stored_origin(store, path)
+            if not isinstance(key, str):
+                raise StoreError(path, "the game's file has no key")
         else:
+            assert new is not None
+            key, origin = new
+            store.put("key", key)
             store.put("origin", {"journal": origin[0], "game": origin[1]})
-        hub = cls(table, origin[1], store, origin[0], number)
+        hub = cls(table, origin[1], store, origin[0], key)
         hub.start = hub.store.get("start")
         hub.start_at = float(hub.store.get("start_at") or 0.0)
         hub.result = hub.store.get("result")
@@ -308,7 +303,7 @@ class HubGame:
         return {
             "key": self.key,
             "table": self.table,
-            "game": self.number,
+            "game": self.game,
             "origin": {"journal": self.journal, "game": self.game},
             "names": list(game.players),
             "scores": game.scores(),
@@ -339,6 +334,19 @@ class HubGame:
 
     def close(self) -> None:
         self.store.close()
+
+
+def stored_origin(store: GameStore, path: Path) -> tuple[str | None, int]:
+    """The origin kept in a game's file; a file written before journals had identities
+    (``game-N.sqlite``, no origin) is the board's game ``N`` of none."""
+    kept = store.get("origin")
+    if isinstance(kept, dict) and isinstance(kept.get("game"), int):
+        journal = kept.get("journal")
+        return journal if isinstance(journal, str) else None, kept["game"]
+    number = path.stem.removeprefix("game-")
+    if not number.isdigit():
+        raise StoreError(path, "the game's file has no origin")
+    return None, int(number)
 
 
 def _apply(game: Game, record: StoredRecord) -> str | None:

@@ -1,7 +1,9 @@
 """The hub's connection to the broker: every board of the event in, resend requests out.
 
-A persistent MQTT 5 session (the broker keeps the hub's messages for an hour while it
-restarts), subscribed with QoS 1 to every board's records, state and status. Each message
+A persistent MQTT 5 session (the broker keeps the hub's records for an hour while it
+restarts), subscribed with QoS 1 to every board's records and with QoS 0 to its state and
+status: the broker queues no state for a hub away (a board sends one a second), and hands
+it the retained ones each time it subscribes again, on every connect. Each message
 goes to :meth:`Hub.receive` and the table it changed to ``changed``. Once a second the hub
 asks boards for records it lacks (a gap that waited, or a state naming records or a result
 it has not got, of the game in play or of one the state lists: a broker that lost them)
@@ -78,7 +80,7 @@ class Ingest:
             return
         self.refused = None
         topics = self.hub.topics
-        client.subscribe([(topics.all(what), 1) for what in ("records", "state", "status")])
+        client.subscribe([(topics.all("records"), 1), (topics.all("state"), 0), (topics.all("status"), 0)])
         log.info("connected to the broker %s:%d, collecting %s", self.config.host, self.config.port, topics.event)
         self.connected.set()
 

@@ -7,7 +7,7 @@ on disk, or, with a persistence folder, to run a broker of its own), ``passwd`` 
 and the hub's, hashed as Mosquitto 2 hashes them: PBKDF2-SHA512), ``acl`` (a board may publish
 only its own topics and read only its resend topic; the hub reads everything of the event
 and writes the resend topics), ``boards/TABLE.toml`` (the ``[broadcast]`` section for each
-table's config) and ``hub.toml`` (the ``[hub]`` section). Secrets are files of mode 0600.
+table's config) and ``hub.toml`` (the ``[hub]`` section, with the event's tables). Secrets are files of mode 0600.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import tomli_w
 
 from engine.errors import ScoreboardError
 
-__all__ = ["HUB_USER", "SetupError", "Setup", "password_hash", "write_setup"]
+__all__ = ["HUB_USER", "Setup", "SetupError", "password_hash", "write_setup"]
 
 HUB_USER = "hub"
 ITERATIONS = 1000  # PBKDF2 rounds of a password hash (Mosquitto's own tool uses 101)
@@ -120,7 +120,9 @@ def broker_conf(setup: Setup, where: Path) -> str:
             "tls_version tlsv1.2",
         ]
     lines += [
-        "max_queued_messages 100000  # for the hub while it restarts (its session is kept)",
+        "# the records kept for the hub while it restarts (its session is kept; it takes no state queued)",
+        f"max_queued_messages {queued_messages(len(setup.tables))}",
+        f"max_queued_bytes {queued_bytes(len(setup.tables))}",
         "max_inflight_messages 32",
         "connection_messages true",
         "log_dest stderr",
@@ -131,6 +133,18 @@ def broker_conf(setup: Setup, where: Path) -> str:
     if setup.persistence is not None:
         lines += ["persistence true", f"persistence_location {setup.persistence}/", "autosave_interval 30"]
     return "\n".join(lines) + "\n"
+
+
+def queued_messages(tables: int) -> int:
+    """How many messages the broker keeps for a hub away: an hour of records, twice over (a
+    game is about 200 records, a table plays two an hour), at least 100,000."""
+    return max(100_000, 800 * tables)
+
+
+def queued_bytes(tables: int) -> int:
+    """How many bytes: as many records of 400 bytes (most are 150 to 450), at least 64 MiB
+    (200 tables). The states, a few KB each once a second, are not queued (QoS 0 for the hub)."""
+    return max(64 << 20, tables * 800 * 400)
 
 
 def _secret_file(path: Path, text: str) -> None:
@@ -159,7 +173,7 @@ def write_setup(setup: Setup, *, where: Path | None = None, force: bool = False)
     for table in setup.tables:
         section = {"enabled": True, **common, "table": table, "username": table, "password": passwords[table], **tls}
         _secret_file(out / "boards" / f"{table}.toml", _toml("broadcast", section, table))
-    hub = {**common, "username": HUB_USER, "password": passwords[HUB_USER], **tls}
+    hub = {**common, "username": HUB_USER, "password": passwords[HUB_USER], **tls, "tables": list(setup.tables)}
     _secret_file(out / "hub.toml", _toml("hub", hub, "the hub"))
     return passwords
 

@@ -107,11 +107,11 @@ class Pusher:
             page.send(json.dumps(self.standings_message()))
             return
         with self.hub.lock:
-            names = sorted(self.hub.tables) if page.kind == "venue" else [page.table or ""]
+            listed = self.hub.listed(cutoff)  # (a table heard of only after the cutoff is not shown yet)
+            names = listed if page.kind == "venue" else [n for n in listed if n == page.table]
             for name in names:
-                if name in self.hub.tables:
-                    summary = self.hub.summary(name, cutoff)
-                    page.send(json.dumps({"type": "table", "summary": summary, "taken": []}))
+                summary = self.hub.summary(name, cutoff)
+                page.send(json.dumps({"type": "table", "summary": summary, "taken": []}))
 
 
 def make_app(pusher: Pusher) -> Starlette:
@@ -140,7 +140,7 @@ def make_app(pusher: Pusher) -> Starlette:
         await websocket.accept()
         try:
             asked = json.loads(await asyncio.wait_for(websocket.receive_text(), 10))
-        except (asyncio.TimeoutError, ValueError, WebSocketDisconnect, RuntimeError):
+        except (TimeoutError, ValueError, WebSocketDisconnect, RuntimeError):
             await websocket.close(code=4400)
             return
         kind = asked.get("page") if isinstance(asked, dict) else None

@@ -71,9 +71,11 @@ function players(entry, big) {
 function status(summary) {
   const online = summary.online;
   const game = summary.game, state = summary.state;
-  let what = online === true ? "online" : online === false ? "offline" : "unknown";
+  // never: a table of the event the hub has not heard from (its board never reached the broker)
+  const what = summary.never ? "never" : online === true ? "online" : online === false ? "offline" : "unknown";
   const phase = game && game.over ? "over" : state ? state.phase : "";
-  return el("span", { class: "status " + what, text: what + (phase ? " · " + phase : "") });
+  const text = what === "never" ? "never connected" : what;
+  return el("span", { class: "status " + what, text: text + (phase ? " · " + phase : "") });
 }
 
 function lastPlay(game) {
