@@ -101,6 +101,7 @@ class WriteFailure(enum.Enum):
 
     DISK_FULL = "disk full"
     IO_ERROR = "disk I/O error"
+    DAMAGED = "the journal is damaged"  # (the next start checks it whole, sets it aside and salvages it)
     OTHER = "other"
 
 
@@ -798,6 +799,15 @@ class Journal:
                         conn.rollback()
                 if isinstance(e, (sqlite3.ProgrammingError, sqlite3.InterfaceError, ScoreboardError)):
                     raise
+                if isinstance(e, UnicodeDecodeError) or (isinstance(e, sqlite3.DatabaseError) and _is_corruption(e)):
+                    # damage the bounded start did not look at (a finished game's page beside
+                    # the live one): the next start checks every page and sets the file aside
+                    detail = f"the journal is damaged: {e}"
+                    _ask_full_check(self.path, detail)
+                    raise JournalWriteError(
+                        f"could not save the game record: {detail} ({self.path}); the next start repairs it",
+                        WriteFailure.DAMAGED,
+                    ) from e
                 if isinstance(e, (sqlite3.Error, OSError)):
                     raise JournalWriteError(
                         f"could not save the game record: {_reason(e)} ({self.path})", _failure(e)

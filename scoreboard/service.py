@@ -473,7 +473,9 @@ class Service:
     def _save_failed(self, error: JournalWriteError) -> ErrorScreen:
         """Log a failed save and show why; the screen shown."""
         log.error("%s", error)
-        why = "disk full" if error.failure is WriteFailure.DISK_FULL else "storage error"
+        why = {WriteFailure.DISK_FULL: "disk full", WriteFailure.DAMAGED: "journal damaged: restart to repair"}.get(
+            error.failure, "storage error"
+        )
         screen = ErrorScreen(ErrorKind.JOURNAL_FAILED, why)
         self._put_everywhere(screen)
         return screen

@@ -29,6 +29,7 @@ from scoreboard.journal import (
     JournalCorruptError,
     JournalOpenError,
     JournalRecoveryError,
+    JournalWriteError,
     Kept,
     NoSuchGameError,
     WriteFailure,
@@ -425,6 +426,7 @@ def test_fuzzed_journal_files_long(tmp_path: Path, base: str, request: pytest.Fi
 
 # --- finished games: a start after a clean stop reads only the last; a read finds the rest -------
 
+DONES = 40  # Dones journaled after the damage: enough to split the live game's last leaves
 FINISHED = 5  # finished games of RECORDS entries each, then an unfinished one of RECORDS // 2
 
 
@@ -479,22 +481,29 @@ def _read_all(journal: Journal, written: dict[int, list[tuple[str, dict[str, obj
 def fuzz_games(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -> dict[str, int]:
     """Damage the cleanly closed ``base`` (bit flips, zeroed runs, cuts) and start on it as
     the service does: the journal is set aside (files kept as found), or it opens with its
-    unfinished game whole; then a Done is journaled, the journal closed, opened again, and
+    unfinished game whole; then :data:`DONES` Dones are journaled (a write that meets damage
+    says so, as damage), the journal closed, opened again, and
     every game read: each as written, or found damaged by its read, and then the next
     start sets the journal aside. Never a game lost or changed silently."""
     rng = random.Random(seed)
     outcome = {
         "set aside": 0, "opened, every game whole": 0, "opened, a finished game found damaged when read": 0,
         "games lost or changed silently": 0, "found on read but not set aside at the next start": 0,
+        "a write found the journal damaged": 0, "a write found damage and the next start did not set it aside": 0,
     }
     written = _games_written_from(base)
     last = max(written)
+    leaves = _entry_leaves(base[""])
     for trial in range(trials):
         b = bytearray(base[""])
         for _ in range(rng.choice((1, 1, 2, 3))):
             how = rng.random()
-            if how < 0.6:
+            if how < 0.45:
                 b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+            elif how < 0.6:  # a leaf header of the entries, the last ones most: what the Dones' writes meet
+                at = leaves[max(0, len(leaves) - 1 - int(rng.expovariate(0.5)))] + rng.randrange(8)
+                if at < len(b):  # (not cut off already)
+                    b[at] ^= 1 << rng.randrange(8)
             elif how < 0.8:
                 at, n = rng.randrange(len(b)), rng.randint(1, 64)
                 b[at : at + n] = bytes(len(b[at : at + n]))
@@ -511,12 +520,23 @@ def fuzz_games(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -
             assert resumed is not None and resumed.id == last, f"trial {trial}: the unfinished game is not found"
             mine = [(e.kind, e.payload) for e in journal.entries(last)]  # (checked whole by the start)
             assert mine == written[last], f"trial {trial}: the unfinished game was not read as written"
-            journal.append(last, "k", {"n": "done"}, 99.0)
-        expected: dict[int, list[tuple[str, dict[str, object]]]] = {**written, last: [*written[last], ("k", {"n": "done"})]}
+            dones: list[tuple[str, dict[str, object]]] = []
+            for n in range(DONES):  # (enough to split the last leaves: a write then meets their neighbours)
+                done: dict[str, object] = {"n": "done", "i": n, "pad": "d" * 150}
+                try:
+                    journal.append(last, "k", done, 99.0)
+                except JournalWriteError as e:
+                    assert e.failure is WriteFailure.DAMAGED, f"trial {trial}: a write failed as {e.failure}: {e}"
+                    outcome["a write found the journal damaged"] += 1
+                    break
+                dones.append(("k", done))
+        expected: dict[int, list[tuple[str, dict[str, object]]]] = {**written, last: [*written[last], *dones]}
         with Journal.open(folder, now=fixed_now) as journal:
             if journal.recovered_from is not None:  # (a write found what the first start did not: set aside)
                 outcome["set aside"] += 1
                 continue
+            if len(dones) < DONES:
+                outcome["a write found damage and the next start did not set it aside"] += 1
             _, found, silent = _read_all(journal, expected)
         outcome["games lost or changed silently"] += silent
         if found:
@@ -527,6 +547,21 @@ def fuzz_games(tmp_path: Path, base: dict[str, bytes], trials: int, seed: int) -
         else:
             outcome["opened, every game whole"] += 1
     return outcome
+
+
+def _entry_leaves(data: bytes) -> list[int]:
+    """The offsets of the entries' leaf pages in the journal file ``data``, in key order."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / JOURNAL_NAME).write_bytes(data)
+        conn = sqlite3.connect(Path(folder) / JOURNAL_NAME)
+        try:
+            (size,) = conn.execute("PRAGMA page_size").fetchone()
+            rows = conn.execute("SELECT pageno FROM dbstat WHERE name = 'entries' AND pagetype = 'leaf' ORDER BY path")
+            return [(pageno - 1) * size for (pageno,) in rows.fetchall()]
+        finally:
+            conn.close()
 
 
 def _games_written_from(files: dict[str, bytes]) -> dict[int, list[tuple[str, dict[str, object]]]]:
@@ -540,8 +575,10 @@ def _games_written_from(files: dict[str, bytes]) -> dict[int, list[tuple[str, di
 def test_fuzzed_finished_games_are_whole_or_told_when_read(tmp_path: Path, finished: dict[str, bytes]) -> None:
     outcome = fuzz_games(tmp_path, finished, 60, seed=20261202)
     assert outcome["set aside"] > 0 and outcome["opened, every game whole"] > 0, outcome
+    assert outcome["a write found the journal damaged"] > 0, outcome  # (the case the fuzz is for: 3 with this seed)
     assert outcome["games lost or changed silently"] == 0, outcome
     assert outcome["found on read but not set aside at the next start"] == 0, outcome
+    assert outcome["a write found damage and the next start did not set it aside"] == 0, outcome
 
 
 @pytest.mark.soak
@@ -551,6 +588,7 @@ def test_fuzzed_finished_games_long(tmp_path: Path, finished: dict[str, bytes]) 
     print(f"\njournal file fuzz (finished games, {trials} trials): {outcome}")
     assert outcome["games lost or changed silently"] == 0, outcome
     assert outcome["found on read but not set aside at the next start"] == 0, outcome
+    assert outcome["a write found damage and the next start did not set it aside"] == 0, outcome
 
 
 def test_a_byte_changed_in_the_schema_never_escapes(tmp_path: Path) -> None:
@@ -926,3 +964,39 @@ def test_a_changed_key_that_hides_rows_from_the_read_by_game_is_found(tmp_path: 
         assert journal.recovery is not None and "written with 60 entries, and 50 are found" in journal.recovery.detail
         assert readable(journal) == list(range(50))
         assert "kept its first 50 of 60 records" in journal.recovery.note  # (the count written says how many)
+
+
+def test_damage_a_write_meets_beside_the_live_game_asks_for_the_full_check(tmp_path: Path) -> None:
+    """A finished game's leaf page beside the unfinished game's (its type byte changed) in a
+    cleanly closed journal: the bounded start passes, and the appends that reach that page
+    fail as a damaged journal (not a plain storage error), leave ``journal.db.check``, and
+    the next start sets the file aside and salvages it (review r18, finding 1)."""
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        g1 = journal.start_game(META)
+        journal.append_many(g1, [("k", {"n": n, "pad": "x" * 150}, float(n)) for n in range(300)])
+        journal.finish(g1, {"scores": [1, 2]})
+        g2 = journal.start_game(META)
+        journal.append_many(g2, [("k", {"n": n, "pad": "y" * 150}, float(n)) for n in range(3)])
+    db = tmp_path / JOURNAL_NAME
+    conn = sqlite3.connect(db)
+    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    leaves = conn.execute("SELECT pageno FROM dbstat WHERE name = 'entries' AND pagetype = 'leaf' ORDER BY path").fetchall()
+    conn.close()
+    data = bytearray(db.read_bytes())
+    data[(leaves[-2][0] - 1) * page_size] = 0x0D  # (SQLite finds the page corrupt when it loads it)
+    db.write_bytes(bytes(data))
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovered_from is None  # (the bounded start does not look there)
+        failures = []
+        for n in range(40):
+            try:
+                journal.append(g2, "k", {"n": 100 + n, "pad": "z" * 150}, 1.0)
+            except JournalWriteError as e:
+                failures.append(e.failure)
+        assert failures and set(failures) == {WriteFailure.DAMAGED}
+    assert (tmp_path / f"{JOURNAL_NAME}.check").exists()
+    closed = db.read_bytes()  # (the appends before the damaged page was reached are in it)
+    with Journal.open(tmp_path, now=fixed_now) as journal:
+        assert journal.recovered_from is not None and journal.recovered_from.read_bytes() == closed
+        assert [e.payload["n"] for e in journal.entries(journal.unfinished().id)][:3] == [0, 1, 2]  # type: ignore[union-attr]
+        journal.append(journal.unfinished().id, "k", {"n": "done"}, 2.0)  # type: ignore[union-attr]
