@@ -6,6 +6,7 @@ lexicon for the device implements the same protocol.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
@@ -189,6 +190,7 @@ class HouseLexicon:
         self.base = base
         self.accept = frozenset(accept)
         self.reject = frozenset(reject)
+        self._accept_sorted = sorted(self.accept)  # (has_prefix: the first word not below a prefix)
 
     def __contains__(self, word: object) -> bool:
         if word in self.reject:
@@ -196,7 +198,10 @@ class HouseLexicon:
         return word in self.accept or word in self.base
 
     def has_prefix(self, prefix: str) -> bool:
-        return self.base.has_prefix(prefix) or any(w.startswith(prefix) for w in self.accept)
+        if self.base.has_prefix(prefix):
+            return True
+        at = bisect.bisect_left(self._accept_sorted, prefix)  # any word starting with it sorts first here
+        return at < len(self._accept_sorted) and self._accept_sorted[at].startswith(prefix)
 
     def __repr__(self) -> str:
         return f"<HouseLexicon {self.base!r} +{len(self.accept)} -{len(self.reject)}>"

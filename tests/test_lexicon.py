@@ -354,3 +354,25 @@ def test_inference_names_blanks_as_trying_every_pair_does(board_words, play) -> 
     expected = _every_pair(board, placement, lexicon, GERMAN)
     got = infer_blanks(board, placement, lexicon, GERMAN)
     assert [p.tiles for p in got] == [p.tiles for p in expected]
+
+
+class _Counted(str):
+    """A word that counts the ``startswith`` calls made on it."""
+
+    calls = 0
+
+    def startswith(self, *args: object, **kwargs: object) -> bool:
+        _Counted.calls += 1
+        return super().startswith(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_house_prefix_is_found_without_scanning_the_whole_accept_list() -> None:
+    """has_prefix answers as a scan of the accept list would, looking at one word of it (two-blank
+    inference asks it for many prefixes: review r18, finding 6)."""
+    words = [_Counted(f"{a}{b}{c}ZQ") for a in "ABCDEFGH" for b in "KLMNOP" for c in "RSTUVW"]
+    layered = HouseLexicon(SetLexicon(["A"]), accept=words)
+    prefixes = ["", "A", "AK", "AKR", "AKRZQ", "AKRZQX", "HPW", "HPWZ", "HX", "Z", "ZQ", "I", "AKA", "B"]
+    _Counted.calls = 0
+    got = [layered.has_prefix(p) for p in prefixes]
+    assert _Counted.calls <= len(prefixes)  # (a scan makes hundreds per prefix)
+    assert got == [any(str.startswith(w, p) for w in words) or p in ("", "A") for p in prefixes]
