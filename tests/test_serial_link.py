@@ -401,9 +401,8 @@ def test_a_command_goes_out_at_once_while_the_reader_sleeps() -> None:
         time.sleep(0.05)
         board.send(RequestSnapshot())
         got = b""
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 20  # (a third of the cable's 60 s wait a command not woken for sits behind)
         while not got and time.monotonic() < deadline:
             got = cable.received()
             time.sleep(0.001)
         assert [decode_payload(f.type, f.payload) for f in FrameParser().feed(got)] == [RequestSnapshot()]
-        assert time.monotonic() < deadline - 4  # (long before any deadline of the link)
