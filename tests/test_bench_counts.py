@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,3 +49,18 @@ def test_callgrind_dumps_are_read_in_order(tmp_path: Path) -> None:
 
 def test_the_pi_projection_is_instructions_over_clock_and_ipc() -> None:
     assert count_bench.pi_ms(count_bench.PI_HZ * count_bench.PI_IPC) == pytest.approx(1000.0)
+
+
+def test_a_counted_process_writes_no_bytecode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cold start is counted twice in one copy without bytecode: the first probe must not
+    leave .pyc files for the second (review r18, finding 7), wherever the variable is unset."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    seen: list[dict[str, str]] = []
+
+    def run(argv: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        seen.append(kwargs["env"])
+        return subprocess.CompletedProcess(argv, 0, None, "==1== I   refs:      1,234\n")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    assert count_bench.count(["python", "-c", "pass"], tmp_path) == 1234
+    assert seen[0]["PYTHONDONTWRITEBYTECODE"] == "1" and seen[0]["PYTHONPATH"] == str(tmp_path)

@@ -73,7 +73,9 @@ def available() -> bool:
 
 
 def _env() -> dict[str, str]:
-    return dict(os.environ, PYTHONHASHSEED="0")
+    """The counted processes' environment: runs alike, and no bytecode written (a cold copy is
+    counted twice: the first probe must not compile modules for the second)."""
+    return dict(os.environ, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
 
 
 def count(argv: list[str], source: Path = HERE) -> int:
