@@ -803,7 +803,7 @@ class Journal:
                     # damage the bounded start did not look at (a finished game's page beside
                     # the live one): the next start checks every page and sets the file aside
                     detail = f"the journal is damaged: {e}"
-                    _ask_full_check(self.path, detail)
+                    ask_full_check(self.path, detail)
                     raise JournalWriteError(
                         f"could not save the game record: {detail} ({self.path}); the next start repairs it",
                         WriteFailure.DAMAGED,
@@ -909,11 +909,11 @@ class Journal:
                 return self._conn.execute(sql, params).fetchall()
             except UnicodeDecodeError as e:  # SQLite's own message quotes damaged bytes
                 detail = f"the journal is damaged: {e.object[:40]!r}"
-                _ask_full_check(self.path, detail)
+                ask_full_check(self.path, detail)
                 raise JournalCorruptError(self.path, Damage.CORRUPT, detail) from None
             except sqlite3.DatabaseError as e:
                 if _is_corruption(e):
-                    _ask_full_check(self.path, f"the journal is damaged: {e}")
+                    ask_full_check(self.path, f"the journal is damaged: {e}")
                     raise JournalCorruptError(self.path, Damage.CORRUPT, f"the journal is damaged: {e}") from e
                 if isinstance(e, sqlite3.OperationalError):
                     raise JournalReadError(
@@ -1032,7 +1032,7 @@ class Journal:
     def _damaged(self, game_id: int, detail: str, entry: int | None = None) -> JournalCorruptError:
         """The error for a game found damaged by a read; the next start checks the whole
         journal (:data:`CHECK_SUFFIX`)."""
-        _ask_full_check(self.path, detail)
+        ask_full_check(self.path, detail)
         return JournalCorruptError(self.path, Damage.CORRUPT, detail, game=game_id, entry=entry)
 
 
@@ -1171,7 +1171,7 @@ def _unused(db: Path) -> bool:
 CHECK_SUFFIX = ".check"  # a read found a game damaged: the next start checks every game (what was found, in words)
 
 
-def _ask_full_check(db: Path, detail: str) -> None:
+def ask_full_check(db: Path, detail: str) -> None:
     """Leave ``journal.db.check`` beside ``db`` (best effort): a read found a game damaged
     where a start's bounded check does not look, so the next start checks every game, and
     sets the file aside as for any damage."""
@@ -1494,6 +1494,7 @@ __all__ = [
     "Recovery",
     "UnverifiedLog",
     "WriteFailure",
+    "ask_full_check",
     "copy_aside",
     "set_aside",
 ]

@@ -21,14 +21,19 @@ hub tells a table's journals apart.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.errors import ScoreboardError
+from scoreboard.journal import ask_full_check
+from scoreboard.journal_crc import chain_crc, entry_crc
 
 from .messages import RESULT_KIND, START_KIND, RecordMessage
+
+log = logging.getLogger(__name__)
 
 __all__ = ["CursorError", "Item", "Mark", "PublishLog"]
 
@@ -75,6 +80,7 @@ class PublishLog:
         self.journal: str = row[0]
         """The journal's identity, carried by every message."""
         self._claimed = 0  # the last game claimed (start_here claims all there are)
+        self._damaged: set[int] = set()  # games found damaged: never published from this log
 
     def close(self) -> None:
         self._conn.close()
@@ -171,17 +177,16 @@ class PublishLog:
         )
         for game_id, started, meta, finished, result, last in games:
             mark = sent.get(game_id, Mark())
-            if mark.seq >= last and (finished is None or mark.finished == finished):
+            if game_id in self._damaged or mark.seq >= last and (finished is None or mark.finished == finished):
+                continue
+            rows = self._checked(game_id, max(mark.seq, 0), max(0, limit - len(out) - (mark.seq < 0)), finished is not None)
+            if rows is None:
                 continue
             seq = mark.seq
             if seq < 0:
                 body = {"meta": _json(meta), "started": started}
                 out.append(Item(RecordMessage(game_id, 0, START_KIND, body, 0.0, journal=self.journal), Mark(0, None)))
                 seq = 0
-            rows = self._rows(
-                "SELECT seq, kind, payload, at FROM entries WHERE game_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                (game_id, seq, max(0, limit - len(out))),
-            )
             for entry_seq, kind, payload, at in rows:
                 out.append(Item(RecordMessage(game_id, entry_seq, kind, _json(payload), at, journal=self.journal), Mark(entry_seq, None)))
                 seq = entry_seq
@@ -191,6 +196,45 @@ class PublishLog:
             if len(out) >= limit:
                 break
         return out[:limit]
+
+    def _checked(self, game_id: int, after: int, limit: int, whole: bool) -> list[tuple[int, str, bytes, float]] | None:
+        """Up to ``limit`` entries of ``game_id`` after seq ``after``, each matching its checksum
+        and, for a finished game (``whole``: read whole, in one statement), all of them its count
+        and chain, as the journal's reads check them; None for a damaged game: it is not
+        published (logged, and the next start checks the whole journal)."""
+        rows = self._rows(
+            "SELECT g.entry_count, g.entry_chain, e.seq, CAST(e.kind AS BLOB), CAST(e.payload AS BLOB), e.at, e.crc"
+            " FROM games g LEFT JOIN entries e ON e.game_id = g.id AND e.seq > ? WHERE g.id = ? ORDER BY e.seq"
+            + ("" if whole else " LIMIT ?"),
+            (0, game_id) if whole else (after, game_id, limit),
+        )
+        out: list[tuple[int, str, bytes, float]] = []
+        found = chain = 0
+        for _, _, seq, kind, payload, at, crc in rows:
+            if seq is None:  # (a game without entries)
+                continue
+            try:
+                text = bytes(kind).decode("utf-8")
+                good = isinstance(at, float) and crc == entry_crc(game_id, seq, text, payload, at)
+            except (TypeError, UnicodeDecodeError):
+                good = False
+            if not good:
+                self._damage(game_id, f"game {game_id} entry {seq} does not match its checksum")
+                return None
+            found, chain = found + 1, chain_crc(chain, crc)
+            if seq > after:
+                out.append((seq, text, bytes(payload), at))
+        if whole and rows and (rows[0][0], rows[0][1]) != (found, chain):
+            self._damage(game_id, f"game {game_id} was written with {rows[0][0]} entries, and {found} are found")
+            return None
+        return out[:limit]
+
+    def _damage(self, game_id: int, detail: str) -> None:
+        """``game_id`` found damaged: not published from here on; the next start checks the journal."""
+        self._damaged.add(game_id)
+        detail = f"the journal is damaged: {detail}; it is not published"
+        log.error("%s (%s)", detail, self.path)
+        ask_full_check(self.path, detail)
 
 
 def _json(text: str | bytes) -> dict[str, Any]:
