@@ -799,9 +799,13 @@ class Journal:
                         conn.rollback()
                 if isinstance(e, (sqlite3.ProgrammingError, sqlite3.InterfaceError, ScoreboardError)):
                     raise
-                if isinstance(e, UnicodeDecodeError) or (isinstance(e, sqlite3.DatabaseError) and _is_corruption(e)):
+                if isinstance(e, (UnicodeDecodeError, sqlite3.IntegrityError)) or (
+                    isinstance(e, sqlite3.DatabaseError) and _is_corruption(e)
+                ):
                     # damage the bounded start did not look at (a finished game's page beside
-                    # the live one): the next start checks every page and sets the file aside
+                    # the live one): the next start checks every page and sets the file aside.
+                    # (A constraint that fails is damage too: the writes take their keys from
+                    # the file itself, e.g. seq after MAX(seq), which a damaged tree answers wrong.)
                     detail = f"the journal is damaged: {e}"
                     ask_full_check(self.path, detail)
                     raise JournalWriteError(
