@@ -124,8 +124,15 @@ class FakeExpanders:
                 regs[0] = regs[1] = 0xFF  # IODIR: inputs after power-up
                 self.regs[(device, hw)] = regs
         self.writes = 0
+        self._answers: dict[tuple[int, int], list[bytearray]] = {}  # (device, address) -> who answers
 
     def _answering(self, device: int, addr: int) -> list[bytearray]:
+        hit = self._answers.get((device, addr))
+        if hit is None:
+            hit = self._answers[(device, addr)] = self._find_answering(device, addr)
+        return hit
+
+    def _find_answering(self, device: int, addr: int) -> list[bytearray]:
         out = []
         for (d, hw), regs in self.regs.items():
             if d != device:
@@ -147,6 +154,7 @@ class FakeExpanders:
                 regs[r] = b
                 if r in (0x0A, 0x0B):  # one IOCON, seen at both addresses
                     regs[0x0A] = regs[0x0B] = b
+                    self._answers.clear()  # (HAEN decides who answers which address)
 
     def mcp_read(self, device: int, hw: int, reg: int) -> int:
         value = 0xFF
@@ -326,6 +334,7 @@ class FakeHal(Hal):
         self._events: list[tuple[int, int, Callable[[], None]]] = []
         self._event_seq = 0
         self._wide: dict[int, int] = {}
+        self._near_readers: dict[int, list[int]] = {}  # board cell -> readers with an antenna near it
         groups: dict[int, int] = {}
         for r in range(self.readers):
             device, hw = self.expander_of(r)
@@ -360,11 +369,8 @@ class FakeHal(Hal):
         if len(locs) > 15:
             a = self._wide.get(reader, -1)
             return int(locs[a]) if a >= 0 else -1
-        latch = self.expanders.latch(*self.expander_of(reader)) & 0x7FFF
-        for a in range(len(locs)):
-            if latch >> a & 1:
-                return int(locs[a])
-        return -1
+        latch = self.expanders.latch(reader >> 3, reader & 7) & ((1 << len(locs)) - 1)  # (expander_of)
+        return int(locs[(latch & -latch).bit_length() - 1]) if latch else -1  # the lowest antenna selected
 
     # --- time ---------------------------------------------------------------------------
 
@@ -470,13 +476,23 @@ class FakeHal(Hal):
 
     def _check_keepout(self, reader: int, job: _Job) -> None:
         """Another live field within one cell of ``reader``'s: a violation, and crosstalk."""
-        if job.loc < 0:
-            return
-        for other in range(self.readers):
-            if other == reader or not self.field[other]:
+        if job.loc < 0 or job.loc >> 8 != AREA_BOARD:
+            return  # (a rack's antenna: no board cell is near it)
+        row, col = divmod(job.loc & 0xFF, COLS)
+        field = self.field
+        near = self._near_readers.get(job.loc)
+        if near is None:  # the readers with an antenna within one cell of it (the others never are)
+            near = self._near_readers[job.loc] = [
+                r for r, locs in enumerate(self.layout.readers) if any(_near(int(a), job.loc) for a in locs)
+            ]
+        for other in near:
+            if other == reader or not field[other]:
                 continue
             loc = self.live_loc(other)
-            if loc < 0 or not _near(loc, job.loc):
+            if loc < 0 or loc >> 8 != AREA_BOARD:
+                continue
+            r, c = divmod(loc & 0xFF, COLS)
+            if abs(r - row) > 1 or abs(c - col) > 1:  # (_near)
                 continue
             self.keepout_violations.append((reader, other, self.now_us))
             self.crosstalk_events += 1
@@ -510,10 +526,17 @@ class FakeHal(Hal):
         while True:
             best = -1
             best_t = 0
+            now = self.now_us
             for r, job in enumerate(self.jobs):
                 if job is not None:
-                    t = self._due(job)
-                    if t <= self.now_us and (best < 0 or t < best_t):
+                    # (_due, inline: this loop is most of the simulated board's time)
+                    if job.launch_us is not None:
+                        t = job.launch_us
+                    elif job.done_us is None or job.deadline_us < job.done_us:
+                        t = job.deadline_us
+                    else:
+                        t = job.done_us
+                    if t <= now and (best < 0 or t < best_t):
                         best, best_t = r, t
             if best < 0:
                 self._cpu(c.cpu_nothing_us)
