@@ -184,6 +184,8 @@ class Hands:
 
     def settled(self, locs: Sequence[str]) -> None:
         """Wait until the service reads the tiles where they lie (the board controller's read)."""
+        if not locs:
+            return
         cond = " && ".join(f'play.view.reads["{loc}"] === play.tags["{loc}"]' for loc in locs)
         self.wait(cond, f"the board read at {', '.join(locs)}")
 
@@ -316,9 +318,12 @@ def begin(hands: Hands) -> None:
 
 
 def deal(hands: Hands, seat: int, letters: str) -> None:
+    drawn = []
     for slot, letter in enumerate(letters, start=1):
         if not hands.tags().get(f"R{seat}.{slot}"):
             hands.draw(f"R{seat}.{slot}", letter)
+            drawn.append(f"R{seat}.{slot}")
+    hands.settled(drawn)
 
 
 def refill(hands: Hands, seat: int, letters: str) -> None:
@@ -326,6 +331,9 @@ def refill(hands: Hands, seat: int, letters: str) -> None:
     free = [f"R{seat}.{s}" for s in range(1, 8) if f"R{seat}.{s}" not in hands.tags()]
     for loc, letter in zip(free, letters):
         hands.draw(loc, letter)
+    # read by the service before anyone's next Done: a Done judged on a board read before the
+    # draw lands is refused as "refill your rack" (the default ``refill = "block"``)
+    hands.settled(free[:len(letters)])
 
 
 def slot_of(hands: Hands, seat: int, letter: str) -> str:
