@@ -32,12 +32,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TextIO, TypeAlias
+from typing import TYPE_CHECKING, Any, Self, TextIO, TypeAlias
 
 from drivers.board.link import BoardLink
 from drivers.board.serial_link import Backoff, SerialBoard, SerialEvent
 from drivers.buttons.gpio import Buttons, ManualClock, from_settings
-from drivers.buttons.logic import ButtonEvent, ButtonId
+from drivers.buttons.logic import ButtonError, ButtonEvent, ButtonId, Timing
 from drivers.display.oled import Display, emulated_displays, make_displays
 from drivers.voice.speaker import Speaker
 from engine.tiles import TileSet
@@ -48,7 +48,10 @@ from scoreboard.sim.client import SimControl
 from scoreboard.sim.tags import tile_set_uids
 from scoreboard.starting import Starting
 
-__all__ = ["Hardware", "InboxItem", "Simulation", "build_hardware", "make_voice"]
+if TYPE_CHECKING:
+    from drivers.buttons.chardev import ChardevButtons
+
+__all__ = ["Hardware", "InboxItem", "Simulation", "build_hardware", "make_voice", "real_buttons"]
 
 InboxItem: TypeAlias = SerialEvent | ButtonEvent
 """What the one queue holds: the board link's events and the buttons'."""
@@ -81,7 +84,7 @@ class Hardware:
     inbox: queue.Queue[InboxItem]
     clock: Callable[[], float]
     board: SerialBoard
-    buttons: Buttons
+    buttons: Buttons | ChardevButtons
     displays: tuple[Display, ...]
     seat_panels: bool
     tiles: Callable[[TileSet], TileLookup]
@@ -178,11 +181,14 @@ def _build(
     cleanups.append(board.close)
     pins, timing = from_settings(config.buttons, seats)
     factory: Any = None
+    buttons: Buttons | ChardevButtons
     if simulation is not None:
         from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
         factory = MockFactory()
-    buttons = Buttons(pins, inbox.put, timing=timing, pin_factory=factory, clock=clock)
+        buttons = Buttons(pins, inbox.put, timing=timing, pin_factory=factory, clock=clock)
+    else:
+        buttons = real_buttons(config.buttons.gpio, pins, inbox.put, timing)
     cleanups.append(buttons.close)
     voice = make_voice(config, simulation.out / "voice" if simulation is not None else None)
     if voice is not None:
@@ -195,6 +201,26 @@ def _build(
         pins={b: factory.pin(p) for b, p in pins.items()} if factory is not None else {},
         shown=shown, voice=voice, _cleanups=cleanups,
     )
+
+
+def real_buttons(
+    how: str, pins: dict[ButtonId, int], on_event: Callable[[ButtonEvent], None], timing: Timing
+) -> Buttons | ChardevButtons:
+    """The buttons on the Pi's GPIO, read as ``buttons.gpio`` says: ``chardev`` (libgpiod:
+    asleep until an edge, kernel timestamps), ``gpiozero`` (its pin factory), or ``auto``:
+    chardev where libgpiod is installed and finds the pins, else gpiozero (told in the log)."""
+    if how in ("auto", "chardev"):
+        try:
+            from drivers.buttons.chardev import ChardevButtons
+
+            chardev = ChardevButtons(pins, on_event, timing=timing, clock=time.monotonic)
+            log.info("buttons: read from %s through libgpiod", chardev.chip)
+            return chardev
+        except ButtonError as e:
+            if how == "chardev":
+                raise
+            log.info("buttons: %s; reading them through gpiozero instead", e)
+    return Buttons(pins, on_event, timing=timing, clock=time.monotonic)
 
 
 VOICE_DRAIN_S = 120.0

@@ -2,7 +2,9 @@
 
 :mod:`.logic` is pure (debounce, short/long press, stuck detection on injected time);
 :mod:`.gpio` is the gpiozero shell (:class:`Buttons`) and the mock panel
-(:class:`MockButtons`) for tests and simulation.
+(:class:`MockButtons`) for tests and simulation; :mod:`.chardev` reads the buttons from
+the kernel's GPIO character device through libgpiod, asleep until an edge
+(:class:`~.chardev.ChardevButtons`; :mod:`.chardev_fake` is its fake kernel chip).
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ library itself.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +29,7 @@ from gpiozero import DigitalInputDevice, Device  # type: ignore[import-untyped]
 from gpiozero.pins import Factory  # type: ignore[import-untyped]
 from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped]
 
+from .base import BankButtons
 from .logic import ButtonBank, ButtonError, ButtonEvent, ButtonId, Role, Timing
 
 __all__ = [
@@ -55,8 +55,6 @@ DEFAULT_MENU = 26
 """BCM pin of the shared Menu/Pause button (header pin 37)."""
 RESERVED_PINS = frozenset({0, 1, 2, 3, 14, 15})
 """HAT ID EEPROM (0, 1), I2C for the OLED (2, 3), UART link (14, 15)."""
-
-_log = logging.getLogger(__name__)
 
 MIN_WAIT_S = 0.001
 """The timer thread's shortest sleep (a deadline that the clock has not reached yet)."""
@@ -155,7 +153,7 @@ def _factory(pin_factory: Factory | str | None) -> Factory:
     raise PinFactoryError(f"no GPIO pin factory named {pin_factory!r}; e.g. lgpio, rpigpio, mock")
 
 
-class Buttons:
+class Buttons(BankButtons):
     """The seats' Done and Challenge buttons and the Menu button, on real or mock GPIO.
 
     ``pins`` maps each button to its BCM pin (see :func:`pin_map`); ``clock`` returns
@@ -171,10 +169,8 @@ class Buttons:
         pin_factory: Factory | str | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        super().__init__(on_event, clock)
         self.pins = dict(pins)
-        self._on_event = on_event
-        self._clock = clock
-        self._lock = threading.RLock()
         self._devices: dict[ButtonId, DigitalInputDevice] = {}
         self._stop = False
         self._wake = threading.Condition(self._lock)  # an edge or close(): the next deadline changed
@@ -213,22 +209,10 @@ class Buttons:
 
         return handler
 
-    def _emit(self, events: list[ButtonEvent]) -> None:
-        for event in events:
-            try:
-                self._on_event(event)
-            except Exception:  # the consumer's bug must not stop the buttons
-                _log.exception("button event handler failed on %s", event)
-
     def tick(self, now: float | None = None) -> None:
         """Emit the events due by ``now`` (default: the clock)."""
         with self._lock:
             self._emit(self._bank.tick(self._clock() if now is None else now))
-
-    def next_due(self) -> float | None:
-        """When the next :meth:`tick` can give an event (the clock's time; None: not before an edge)."""
-        with self._lock:
-            return self._bank.next_due()
 
     def start(self) -> None:
         """Tick at each deadline (real time) on a daemon thread until :meth:`close`: it sleeps
@@ -257,16 +241,6 @@ class Buttons:
         """The pin's level now, undebounced: True while the contact is closed."""
         return bool(self._devices[button].is_active)
 
-    def is_pressed(self, button: ButtonId) -> bool:
-        """The debounced level of ``button``."""
-        with self._lock:
-            return self._bank.logic(button).is_pressed
-
-    def is_stuck(self, button: ButtonId) -> bool:
-        """``button`` was reported stuck and is not released yet."""
-        with self._lock:
-            return self._bank.logic(button).is_stuck
-
     def close(self) -> None:
         """Stop the timer thread and release the pins; safe to call twice."""
         with self._lock:
@@ -281,14 +255,6 @@ class Buttons:
         if self._owns_factory:
             self._owns_factory = False
             self.pin_factory.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
 
 class ManualClock:

@@ -254,6 +254,13 @@ class ButtonsConfig:
         Whole(1000, 600_000),
         "Milliseconds held after which a button is reported stuck and ignored until released.",
     )
+    gpio: str = key(
+        "auto",
+        OneOf("auto", "chardev", "gpiozero"),
+        "How the buttons are read: chardev (the kernel's GPIO device through libgpiod, asleep"
+        " until an edge), gpiozero (its pin factory: lgpio, RPi.GPIO; lgpio polls every 0.5 ms),"
+        " auto (chardev where libgpiod finds the pins, else gpiozero).",
+    )
 
 
 @attrs.frozen
