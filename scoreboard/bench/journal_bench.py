@@ -10,6 +10,11 @@ for), then copied to the disk (``/var/tmp``) where it is opened.
   median of runs alternating between the two journals (the machine's load hits both).
 - ``journal_open_1000_vs_10_ratio``: their ratio (1: the start's cost is flat in the
   number of finished games).
+- ``journal_open_ms_1000games_unclean``, ``journal_open_unclean_1000_vs_10_ratio``: the same
+  journals as a power cut leaves them (a process killed after one more append: its ``-wal``
+  and ``-shm`` beside the file), opened from that state again each round: the start after an
+  unclean stop checks the whole file (``PRAGMA quick_check``, every game's checksums, counts
+  and chains), so it grows with the journal; ``scoreboard export --archive`` keeps it small.
 - ``journal_append_ms_p50``: :meth:`Journal.append_many` of a Done's three entries to the
   unfinished game of the 1,000-game journal, committed with its fsync, median.
 """
@@ -60,6 +65,33 @@ def _open_ms(folder: Path) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def power_cut(folder: Path) -> dict[str, bytes]:
+    """The journal in ``folder`` after a process appended one entry and died (``os._exit``, no
+    close): the file and its side files, as bytes to put back before each open."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from scoreboard.journal import Journal\n"
+        "j = Journal.open(Path(sys.argv[1]))\n"
+        "j.append(j.unfinished().id, 'command', {'n': 1}, 1.0)\n"
+        "os._exit(9)\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(folder)], check=False)
+    files = {s: folder / (JOURNAL_NAME + s) for s in ("", "-wal", "-shm")}
+    if not all(f.exists() for f in files.values()):
+        raise RuntimeError(f"the killed process left no side files in {folder}")
+    return {s: f.read_bytes() for s, f in files.items()}
+
+
+def _unclean_open_ms(folder: Path, left: dict[str, bytes]) -> float:
+    for suffix, data in left.items():
+        (folder / (JOURNAL_NAME + suffix)).write_bytes(data)
+    return _open_ms(folder)
+
+
 def _append_ms(folder: Path, rounds: int) -> float:
     with Journal.open(folder) as journal:
         info = journal.unfinished()
@@ -88,17 +120,28 @@ def run(rounds: int = ROUNDS, sizes: tuple[int, int] = SIZES) -> dict[str, float
             folders[n].mkdir()
             shutil.copyfile(built / str(n) / JOURNAL_NAME, folders[n] / JOURNAL_NAME)
         shutil.rmtree(built, ignore_errors=True)
+        cut: dict[int, tuple[Path, dict[str, bytes]]] = {}
+        for n in sizes:
+            cut[n] = (there / f"{n}-cut", {})
+            shutil.copytree(folders[n], cut[n][0])
+            cut[n] = (cut[n][0], power_cut(cut[n][0]))
         times: dict[int, list[float]] = {n: [] for n in sizes}
+        unclean: dict[int, list[float]] = {n: [] for n in sizes}
         for n in sizes:
             _open_ms(folders[n])  # (the file in the page cache, the modules imported)
+            _unclean_open_ms(*cut[n])
         for _ in range(rounds):
             for n in sizes:
                 times[n].append(_open_ms(folders[n]))
+                unclean[n].append(_unclean_open_ms(*cut[n]))
         small, large = (statistics.median(times[n]) for n in sizes)
+        small_cut, large_cut = (statistics.median(unclean[n]) for n in sizes)
         return {
             f"journal_open_ms_{sizes[0]}games": small,
             f"journal_open_ms_{sizes[1]}games": large,
             f"journal_open_{sizes[1]}_vs_{sizes[0]}_ratio": large / small,
+            f"journal_open_ms_{sizes[1]}games_unclean": large_cut,
+            f"journal_open_unclean_{sizes[1]}_vs_{sizes[0]}_ratio": large_cut / small_cut,
             "journal_append_ms_p50": _append_ms(folders[sizes[1]], APPENDS),
         }
     finally:
