@@ -31,6 +31,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Pat
     return sch.build(out), out
 
 
+@pytest.fixture(scope="module")
+def boards() -> dict[str, Any]:
+    """Each board's circuit, made once for the tests that only read it."""
+    return {name: make() for name, make in sch.BOARDS.items()}
+
+
 def test_every_board_is_erc_clean(built: tuple[dict[str, Any], Path]) -> None:
     results, _ = built
     assert set(results) == {"row_strip", "rack_reader", "controller"}
@@ -127,10 +133,10 @@ def _supply_faults(ckt: Any) -> tuple[int, list[tuple[str, str, str | None]]]:
     return checked, faults
 
 
-def test_every_supply_pin_is_on_its_rail() -> None:
+def test_every_supply_pin_is_on_its_rail(boards: dict[str, Any]) -> None:
     total = 0
-    for board, make in sch.BOARDS.items():
-        checked, faults = _supply_faults(make())
+    for board, ckt in boards.items():
+        checked, faults = _supply_faults(ckt)
         assert faults == [], board
         total += checked
     assert total > 60
@@ -247,8 +253,8 @@ def test_erc_catches_a_forgotten_connection() -> None:
     assert any("GP12" in m for m in check.messages)
 
 
-def test_design_md_bom_is_the_schematics() -> None:
+def test_design_md_bom_is_the_schematics(boards: dict[str, Any]) -> None:
     design = (_PATH.parent / "DESIGN.md").read_text()
-    lines = sch.bom_lines({name: make() for name, make in sch.BOARDS.items()})
+    lines = sch.bom_lines(boards)
     table = "\n".join(sch.bom_markdown(lines))
     assert table in design, "paste the output of: python hardware/schematic.py --bom"
