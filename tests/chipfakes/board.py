@@ -166,8 +166,12 @@ class ReferenceBoard:
     # --- the wiring: chip selects, SPI, IRQ ------------------------------------------------------
 
     def gpio_changed(self) -> None:
-        level = self.cpu.level
-        addr = level(6) | level(7) << 1 | level(8) << 2 | level(9) << 3
+        cpu = self.cpu
+        if cpu.out_mask >> 6 & 0xF == 0xF:  # the address lines driven (as always once booted): their latch
+            addr = cpu.out >> 6 & 0xF
+        else:
+            level = cpu.level
+            addr = level(6) | level(7) << 1 | level(8) << 2 | level(9) << 3
         selected = set()
         for decoder, pin in enumerate(PIN_STROBE):
             if self.cpu.out_mask >> pin & 1 and not self.cpu.out >> pin & 1:  # driven low: enabled
