@@ -577,6 +577,9 @@ class Journal:
         self.recovery: Recovery | None = None
         #: a write-ahead log found unverified when this one was opened, and where its files were copied
         self.unverified: UnverifiedLog | None = None
+        #: the file said it was open (no clean stop) but no write-ahead log was beside it: the
+        #: records of the last session's latest minutes may be gone (the side files deleted by hand)
+        self.log_missing: str | None = None
 
     @property
     def recovered_from(self) -> Path | None:
@@ -622,6 +625,7 @@ class Journal:
             return cls._recover(db, interrupted[1], now, connection_factory, moved=interrupted[0])
         shm = _read_side(db, "-shm")  # the read-only check rebuilds it: the original is kept
         found = {suffix for suffix in _SIDE_FILES if os.path.lexists(f"{db}{suffix}")}
+        was_open = _marked_open(db)
         kept: UnverifiedLog | None = None
         try:
             why = _inspect(db)
@@ -640,6 +644,12 @@ class Journal:
         journal.unverified = kept
         if kept is not None:
             log.warning("%s", kept.note)
+        if was_open and "-wal" not in found:
+            journal.log_missing = (
+                f"{db} was not closed cleanly, and its write-ahead log ({JOURNAL_NAME}-wal) is gone: the records"
+                " of its last minutes may be missing (were the files beside it deleted?); it was checked whole"
+            )
+            log.warning("%s", journal.log_missing)
         if checked_all:  # (the damage a read found is not there: the file was put right)
             _clear_check(db)
         return journal
@@ -764,8 +774,10 @@ class Journal:
             return kept
 
     def close(self) -> None:
-        """Close the file (idempotent)."""
+        """Close the file (idempotent), its open mark cleared first (:data:`OPEN_MARK`)."""
         with self._lock:
+            with suppress(sqlite3.Error):  # (closed already, or a disk that takes nothing: the mark stays)
+                self._conn.execute("PRAGMA application_id = 0")
             self._conn.close()
 
     def __enter__(self) -> Self:
@@ -1165,6 +1177,33 @@ def _remove_copy(found: UnverifiedLog) -> None:
         _remove_files(found.kept.path)
 
 
+OPEN_MARK = 0x53424F50  # "SBOP": the header's application_id while a writer has the journal open
+
+
+def _marked_open(db: Path) -> bool:
+    """Whether ``db``'s header carries :data:`OPEN_MARK`: a writer opened it and did not close
+    it. The mark is written into the file itself (checkpointed) when a writer opens it, so a
+    kill leaves it there with the write-ahead log beside it; a file with the mark and no log
+    lost its log (side files deleted by hand), which the log's absence alone cannot tell from
+    a clean stop."""
+    try:
+        with open(db, "rb") as f:
+            header = f.read(72)
+    except OSError:
+        return False
+    return len(header) == 72 and int.from_bytes(header[68:72], "big") == OPEN_MARK
+
+
+def _mark_open(conn: sqlite3.Connection) -> None:
+    """Put :data:`OPEN_MARK` into the file's header and checkpoint it there (not only in the
+    write-ahead log); a failure (a full disk) leaves the journal usable, only unmarked."""
+    try:
+        conn.execute(f"PRAGMA application_id = {OPEN_MARK}")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.Error as e:
+        log.warning("the journal's open mark is not written: %s", e)
+
+
 def _unused(db: Path) -> bool:
     """Whether ``db`` has no side files, so is open nowhere (SQLite keeps a ``-wal`` and a
     ``-shm`` while it is): :func:`_check` then reads it as immutable, which makes neither (a
@@ -1191,10 +1230,11 @@ def _clear_check(db: Path) -> None:
 def _closed_cleanly(db: Path) -> bool:
     """Whether ``db`` was closed cleanly and is laid out as its header says: no side files
     (SQLite removes its log and wal-index when the last connection closes: a killed
-    service leaves them), no ``journal.db.check``, the file as long as the header's page
+    service leaves them), no open mark in the header (:func:`_marked_open`: side files
+    deleted after a kill), no ``journal.db.check``, the file as long as the header's page
     count times its page size, and no free pages (the next write could take one that a
     damaged list gives twice)."""
-    if not _unused(db) or os.path.lexists(f"{db}{CHECK_SUFFIX}"):
+    if not _unused(db) or os.path.lexists(f"{db}{CHECK_SUFFIX}") or _marked_open(db):
         return False
     try:
         with open(db, "rb") as f:
@@ -1438,6 +1478,7 @@ def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         _migrate(conn)
+        _mark_open(conn)
     except sqlite3.DatabaseError as e:
         conn.close()
         if _is_corruption(e):

@@ -124,6 +124,51 @@ def test_a_killed_services_journal_without_its_shm_is_whole(tmp_path: Path, kill
         assert files_of(journal.unverified.kept.path) == {**found, "-shm": None}
 
 
+def header_mark(db: Path) -> int:
+    """The header's application_id: the journal's open mark."""
+    return int.from_bytes(db.read_bytes()[68:72], "big")
+
+
+def test_the_open_mark_is_in_the_file_while_open_and_cleared_by_a_clean_close(tmp_path: Path) -> None:
+    from scoreboard.journal import OPEN_MARK
+
+    db = tmp_path / JOURNAL_NAME
+    with Journal.open(tmp_path) as journal:
+        journal.start_game(META)
+        assert header_mark(db) == OPEN_MARK  # in the file itself, not only in its log
+    assert header_mark(db) == 0 and not (tmp_path / f"{JOURNAL_NAME}-wal").exists()
+    with Journal.open(tmp_path) as journal:
+        assert journal.log_missing is None
+
+
+def test_a_killed_journal_keeps_its_mark_and_its_log_says_nothing_is_missing(tmp_path: Path, killed: dict[str, bytes]) -> None:
+    from scoreboard.journal import OPEN_MARK
+
+    lay_out(tmp_path / "s", dict(killed))
+    assert header_mark(tmp_path / "s" / JOURNAL_NAME) == OPEN_MARK
+    with Journal.open(tmp_path / "s") as journal:
+        assert journal.log_missing is None and readable(journal) == list(range(RECORDS))
+
+
+def test_side_files_deleted_after_a_kill_are_told_not_passed_as_a_clean_stop(
+    tmp_path: Path, killed: dict[str, bytes], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without its -wal and -shm the file is older but self-consistent: what the log held is
+    lost whatever is done, but the start says so (and checks the file whole) instead of
+    taking it for a clean stop (r18 finding 8)."""
+    from scoreboard import journal as journal_module
+
+    lay_out(tmp_path / "s", {"": killed[""]})
+    assert not journal_module._closed_cleanly(tmp_path / "s" / JOURNAL_NAME)  # the full check, not the bounded one
+    with caplog.at_level(logging.WARNING, logger="scoreboard.journal"), Journal.open(tmp_path / "s") as journal:
+        assert journal.recovered_from is None
+        assert journal.log_missing is not None and "may be missing" in journal.log_missing
+        assert len(readable(journal)) < RECORDS  # (the log's records are gone: nothing can bring them back)
+    assert "write-ahead log" in caplog.text
+    with Journal.open(tmp_path / "s") as journal:  # closed cleanly since: nothing more to say
+        assert journal.log_missing is None
+
+
 def commit_ends(wal: bytes) -> list[int]:
     """Where each transaction of the log ``wal`` ends (the byte after its commit frame)."""
     frames = read_frames(wal)
@@ -683,9 +728,11 @@ def test_a_finished_game_damaged_where_a_start_does_not_look_is_told_when_read_t
             journal.entries(1)
         assert found.value.game == 1 and "written with 5 entries, and 4 are found" in found.value.detail
     assert (tmp_path / f"{JOURNAL_NAME}.check").exists()
+    assert (tmp_path / JOURNAL_NAME).read_bytes()[100:] == damaged[100:]  # (its open mark came and went in the header)
+    found_then = (tmp_path / JOURNAL_NAME).read_bytes()
     with Journal.open(tmp_path, now=fixed_now) as journal:
         assert journal.recovery is not None and "game 1 was written with 5 entries, and 4 are found" in journal.recovery.detail
-        assert journal.recovered_from is not None and journal.recovered_from.read_bytes() == damaged
+        assert journal.recovered_from is not None and journal.recovered_from.read_bytes() == found_then
         assert "game 1 kept its first 4 of 5 records" in journal.recovery.note
         assert [e.payload["n"] for e in journal.entries(2)] == list(range(5))
     assert not (tmp_path / f"{JOURNAL_NAME}.check").exists()
