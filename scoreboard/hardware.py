@@ -47,14 +47,15 @@ from scoreboard.registry import TileRegistry, registry_path, set_key
 from scoreboard.sim.client import SimControl
 from scoreboard.sim.tags import tile_set_uids
 from scoreboard.starting import Starting
+from scoreboard.stopping import Wake
 
 if TYPE_CHECKING:
     from drivers.buttons.chardev import ChardevButtons
 
 __all__ = ["Hardware", "InboxItem", "Simulation", "build_hardware", "make_voice", "real_buttons"]
 
-InboxItem: TypeAlias = SerialEvent | ButtonEvent
-"""What the one queue holds: the board link's events and the buttons'."""
+InboxItem: TypeAlias = SerialEvent | ButtonEvent | Wake
+"""What the one queue holds: the board link's events and the buttons', and a stop's wake-up."""
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ class Hardware:
     ``voice``: says the announcements (None: ``voice.enabled`` is off).
     """
 
-    inbox: queue.Queue[InboxItem]
+    inbox: queue.SimpleQueue[InboxItem]
     clock: Callable[[], float]
     board: SerialBoard
     buttons: Buttons | ChardevButtons
@@ -146,7 +147,7 @@ def _build(
     seats = len(config.player_names())
     virtual = ManualClock(0.0) if simulation is not None and simulation.virtual_clock else None
     clock: Callable[[], float] = virtual if virtual is not None else time.monotonic
-    inbox: queue.Queue[InboxItem] = queue.Queue()
+    inbox: queue.SimpleQueue[InboxItem] = queue.SimpleQueue()  # (its put is safe in a signal handler: a stop)
     sim: SimControl | None = None
     shown: TextIO | None = None
     if simulation is not None:

@@ -244,8 +244,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 @contextmanager
 def stop_signals() -> Iterator[threading.Event]:
-    """An event set by SIGTERM or SIGINT, from the first moment (the main thread only)."""
-    stop = threading.Event()
+    """An event set by SIGTERM or SIGINT, from the first moment (the main thread only); a
+    :class:`~scoreboard.stopping.StopEvent`, so that it wakes the runner asleep on its queue."""
+    from scoreboard.stopping import StopEvent
+
+    stop = StopEvent()
     old: dict[int, object] = {}
     if threading.current_thread() is threading.main_thread():
         for wanted in (signal.SIGTERM, signal.SIGINT):

@@ -3,8 +3,10 @@
 The board reader thread and the button callbacks put their events on the hardware's inbox;
 :class:`Runner` alone takes them out and steps the service. In real time it sleeps on the
 queue until the next event or the table's next deadline (:meth:`Table.next_due`: a notice
-ending, the challenge window's seconds, a clock's seconds...; a :class:`Tick` then), and
-at most :data:`IDLE_WAIT_S` (a stop is noticed then; the watchdog's interval when shorter).
+ending, the challenge window's seconds, a clock's seconds...; a :class:`Tick` then) or the
+watchdog's interval, and with none of these for as long as nothing comes: a stop
+(:class:`StopEvent`, set by a signal) puts :data:`WAKE` on the queue. A plain
+:class:`threading.Event` for a stop is looked at every :data:`IDLE_WAIT_S` instead.
 On a virtual clock (a lockstep board) it moves the board and the clock together in small
 steps, a tick each, waiting after each until the board reader has read every byte the
 board wrote, so a scripted game always plays the same.
@@ -26,12 +28,14 @@ from scoreboard.hardware import Hardware, InboxItem
 from scoreboard.notify import ServiceNotifier
 from scoreboard.service import Service
 from scoreboard.sim.client import Reply
+from scoreboard.stopping import WAKE, StopEvent, Wake
 
-__all__ = ["Runner"]
+__all__ = ["WAKE", "Runner", "StopEvent"]
 
 log = logging.getLogger(__name__)
 
-IDLE_WAIT_S = 1.0  # real time: the longest sleep on the queue (a stop is seen within it)
+IDLE_WAIT_S = 1.0  # real time: the longest sleep on the queue when a stop cannot wake it (a plain Event)
+
 QUANTUM_S = 0.05  # virtual clock: the board and the service advance in steps this long
 BARRIER_S = 15.0  # real seconds to wait for the board's bytes of one step
 
@@ -57,6 +61,11 @@ class Runner:
         self.on_input = on_input or (lambda item: None)
         self.next_tick = 0.0  # real time: when the table next changes by itself (a Tick then)
         self._stepped = False  # lockstep: the first step was taken (after the board reader opened the port)
+        self._cap = IDLE_WAIT_S  # the longest sleep: none when a stop wakes the runner
+        if isinstance(stop, StopEvent):
+            inbox = hardware.inbox
+            stop.add_waker(lambda: inbox.put(WAKE))
+            self._cap = math.inf
 
     @property
     def done(self) -> bool:
@@ -71,6 +80,8 @@ class Runner:
 
     def dispatch(self, item: InboxItem) -> None:
         """One event from the queue into the service."""
+        if isinstance(item, Wake):
+            return  # (a stop: the loop looks at it)
         self.on_input(item)
         match item:
             case ButtonEvent():
@@ -103,9 +114,9 @@ class Runner:
     def loop_once(self, timeout: float) -> None:
         """Real time: wait up to ``timeout`` for an event or the table's next deadline, step,
         tick when due."""
-        wait = min(timeout, self.next_tick - self.clock(), IDLE_WAIT_S, self.notifier.watchdog_interval() or math.inf)
+        wait = min(timeout, self.next_tick - self.clock(), self._cap, self.notifier.watchdog_interval() or math.inf)
         try:
-            item = self.hardware.inbox.get(timeout=max(0.0, wait))
+            item = self.hardware.inbox.get(timeout=None if math.isinf(wait) else max(0.0, wait))
         except queue.Empty:
             item = None
         if item is not None:

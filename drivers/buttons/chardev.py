@@ -184,9 +184,10 @@ class ChardevButtons(BankButtons):
             self._bank = ButtonBank(self.pins, timing, now=clock(), pressed={b: self.raw_level(b) for b in self.pins})
 
     def read_edges(self) -> int:
-        """Feed the bank the edges the kernel has queued (none: returns at once); how many."""
-        events = self._request.read_edge_events()
-        with self._lock:
+        """Feed the bank the edges the kernel has queued (call it when the request's file is
+        readable: the read blocks while nothing is queued); how many."""
+        with self._lock:  # (a request wants one reader at a time)
+            events = self._request.read_edge_events()
             for ev in events:
                 button = self._button_at.get(ev.line_offset)
                 if button is not None:
@@ -197,7 +198,7 @@ class ChardevButtons(BankButtons):
     def tick(self, now: float | None = None) -> None:
         """Take the edges queued, then emit the events due by ``now`` (default: the clock)."""
         at = self._clock() if now is None else now
-        if self._ready(0):
+        if select.select([self._request.fd], [], [], 0)[0]:  # (the wake pipe is the edge thread's)
             self.read_edges()
         with self._lock:
             self._emit(self._bank.tick(at))
