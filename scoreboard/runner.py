@@ -82,6 +82,8 @@ class Runner:
         """One event from the queue into the service."""
         if isinstance(item, Wake):
             return  # (a stop: the loop looks at it)
+        if isinstance(item, ButtonEvent):
+            self._take_held()
         self.on_input(item)
         match item:
             case ButtonEvent():
@@ -99,8 +101,16 @@ class Runner:
                 return
             self.dispatch(item)
 
+    def _take_held(self) -> None:
+        """The board's reading held back while it rested, if any, before another input: the
+        table then knows the board as of that reading, as if it had come at once."""
+        held = self.hardware.board.take_held()
+        if held is not None:
+            self.dispatch(held)
+
     def tick(self, now: float) -> None:
         """Time passed."""
+        self._take_held()
         tick: Input = Tick(now)
         self.on_input(tick)
         self.service.handle(tick)
@@ -127,7 +137,20 @@ class Runner:
         if now >= self.next_tick:
             self.tick(now)
             self.next_tick = self.due()
+        self._rest_board()
         self.notifier.ping_if_due(time.monotonic())
+
+    def _rest_board(self) -> None:
+        """At rest, the board's unchanged readings wait for the next input instead of waking
+        this thread; when the table needs reads again, one held back meanwhile comes at once."""
+        board = self.hardware.board
+        while True:
+            rest = self.service.board_may_rest()
+            board.quiet(rest)
+            held = None if rest else board.take_held()
+            if held is None:
+                return
+            self.dispatch(held)
 
     # --- time ---
 

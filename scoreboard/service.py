@@ -198,6 +198,7 @@ class Service:
         self._read_seen: tuple[BoardSnapshot, tuple[tuple[bytes, tuple[Loc, ...]], ...], str] | None = None
         self._geometry: tuple[int, int, int, int] | None = None  # of the board last taken (cols, rows, racks, slots)
         self._foreign = False  # a board of another geometry than the game's is connected
+        self._last_raw: BoardSnapshot | None = None  # the board's last reading, as read (before the stabiliser)
 
     @property
     def state(self) -> TableState | None:
@@ -298,6 +299,7 @@ class Service:
                     return  # (another geometry than the game's: its readings are not the game's board)
                 stab = self.stabiliser
                 stab.update(snapshot, at)
+                self._last_raw = snapshot
                 if not stab.warm:
                     return  # (just started: nothing is known of the board yet, not even that it is empty)
                 dups = tuple((uid, tuple(locs)) for uid, locs in sorted(stab.duplicates.items()))
@@ -325,6 +327,17 @@ class Service:
                 log.warning("a self-test report from the board, ignored")
             case _:
                 assert_never(event)
+
+    def board_may_rest(self) -> bool:
+        """Whether the board's unchanged readings may be held back until the next input: the
+        stabiliser settled on what was read last (nothing pending, no tag held back as read
+        twice) and the table needing no read (:meth:`Table.reads_matter`)."""
+        stab, state = self.stabiliser, self.state
+        if state is None or not stab.warm or not stab.is_settled or stab.duplicates or self._foreign:
+            return False
+        if self._last_raw is None or dict(self._last_raw.tags) != dict(stab.stable.tags):
+            return False
+        return not self.table.reads_matter(state)
 
     def _refusal(self, event: VersionMismatch | UnsupportedBoard) -> str:
         """Why the board is refused, in the display's language."""

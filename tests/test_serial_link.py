@@ -406,3 +406,55 @@ def test_a_command_goes_out_at_once_while_the_reader_sleeps() -> None:
             got = cable.received()
             time.sleep(0.001)
         assert [decode_payload(f.type, f.payload) for f in FrameParser().feed(got)] == [RequestSnapshot()]
+
+
+# --- the board at rest: unchanged readings held back ------------------------------------------------
+
+
+def _reading(tags: dict[Loc, bytes], at: float, sweep: int) -> SnapshotReceived:
+    from drivers.board.protocol import FrameType
+
+    return SnapshotReceived(BoardSnapshot(tags, sweep), FrameType.HEARTBEAT, at)
+
+
+def _queued(board: SerialBoard) -> list[BoardEvent]:
+    out = []
+    while not board.events.empty():
+        out.append(board.events.get_nowait())
+    return out
+
+
+def test_a_quiet_board_holds_back_unchanged_readings_and_keeps_the_latest() -> None:
+    board = SerialBoard("fake", opener=FakeCable().open)  # (not started: the reader's _put is fed by hand)
+    a = {Loc.cell("H8"): uid(1)}
+    first = _reading(a, 1.0, 1)
+    board._put(first)
+    board.quiet(True)
+    board._put(_reading(a, 1.5, 2))
+    board._put(latest := _reading(a, 2.0, 3))
+    assert _queued(board) == [first]  # the unchanged ones did not wake anybody
+    assert board.take_held() == latest and board.take_held() is None
+
+
+def test_a_change_or_another_event_comes_after_the_reading_held_back() -> None:
+    board = SerialBoard("fake", opener=FakeCable().open)
+    a, b = {Loc.cell("H8"): uid(1)}, {Loc.cell("H8"): uid(1), Loc.cell("I8"): uid(2)}
+    board._put(_reading(a, 1.0, 1))
+    board.quiet(True)
+    board._put(held := _reading(a, 1.5, 2))
+    board._put(changed := _reading(b, 2.0, 3))  # a tile laid: queued, after the one held back
+    assert _queued(board)[-2:] == [held, changed]
+    board._put(held2 := _reading(b, 2.5, 4))
+    board._put(other := BoardDisconnected("cable", 3.0))
+    assert _queued(board) == [held2, other] and board.take_held() is None
+
+
+def test_a_board_not_quiet_queues_every_reading() -> None:
+    board = SerialBoard("fake", opener=FakeCable().open)
+    a = {Loc.cell("H8"): uid(1)}
+    readings = [_reading(a, 1.0 + i / 2, i) for i in range(4)]
+    board.quiet(True)
+    board.quiet(False)
+    for r in readings:
+        board._put(r)
+    assert _queued(board) == readings and board.take_held() is None

@@ -19,7 +19,7 @@ import queue
 import select
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol, Self, TypeAlias
@@ -40,7 +40,7 @@ from .link import (
     UnsupportedBoard,
     VersionMismatch,
 )
-from .protocol import Message
+from .protocol import Loc, Message
 from .snapshot import BoardSnapshot
 from .stabiliser import Stabiliser, StableBoard
 
@@ -252,6 +252,11 @@ class SerialBoard:
         self._lost: str | None = None  # a LinkLost that tick() saw: the reader reconnects
         self._device: str | None = None  # the device opened last (the path resolved)
         self._commands: queue.Queue[Message] = queue.Queue()
+        # the quiet board (:meth:`quiet`): an unchanged reading kept back instead of queued
+        self._hold = False
+        self._held: SnapshotReceived | None = None
+        self._last_tags: Mapping[Loc, bytes] | None = None  # of the last reading queued
+        self._held_lock = threading.Lock()
 
     # --- lifecycle ---
 
@@ -425,8 +430,33 @@ class SerialBoard:
             log.warning("board disconnected: %s", reason)
             self._put(BoardDisconnected(reason, self._clock()))
 
+    def quiet(self, on: bool) -> None:
+        """While ``on``, a reading whose tags are those of the last reading queued is kept back
+        (the latest one only, :meth:`take_held`) instead of waking the consumer: at rest the
+        board's HEARTBEAT and SNAPSHOT frames confirm what is known. Any other event, or a
+        changed reading, is queued after the one kept back. The consumer turns it on only
+        while an unchanged reading can change nothing for it, and takes the one kept back
+        before any other input (so a Done finds the latest reading as if it had been queued)."""
+        with self._held_lock:
+            self._hold = on
+
+    def take_held(self) -> SnapshotReceived | None:
+        """The reading kept back while quiet (None: none), which is then no longer kept."""
+        with self._held_lock:
+            held, self._held = self._held, None
+            return held
+
     def _put(self, event: BoardEvent) -> None:
-        self.events.put(event)
+        with self._held_lock:
+            if isinstance(event, SnapshotReceived):
+                if self._hold and self._last_tags is not None and event.snapshot.tags == self._last_tags:
+                    self._held = event
+                    return
+                self._last_tags = event.snapshot.tags
+            if self._held is not None:  # (in the order they came)
+                self.events.put(self._held)
+                self._held = None
+            self.events.put(event)
 
     def _close_port(self) -> None:
         with self._lock:

@@ -29,7 +29,7 @@ from .judging import judge
 from .messages import error, refusal
 from .state import BlankPick, Confirming, FirstDraw, Idle, Lobby, Playing, Reading, SettledRun, TableState
 
-__all__ = ["board_read", "reader_state"]
+__all__ = ["board_read", "reader_state", "reads_matter"]
 
 RUNS_KEPT = 8  # settled runs remembered for Done presses that come in late
 
@@ -77,6 +77,23 @@ def board_read(ctx: Context, s: TableState, event: BoardRead) -> Step:
         if rest and isinstance(s.play_mode, Idle):  # pressed after this read: the next one judges them
             s = s.with_play_mode(Reading(rest))
     return s, fx
+
+
+def reads_matter(s: TableState) -> bool:
+    """Whether a board read with the tags of the last one could change more than the time of
+    the latest settled run: a Done waiting for a read, a board not settled, the lobby (its
+    next read starts the draw for the first player), a tie in that draw (its repeat blanks
+    the tied letters), a restored board not compared yet, tiles to put right (a read checks
+    them off), challenges waiting to be ruled
+    (any input but a tick rules them). While not, the service may have
+    such reads held back and take only the latest before its next input."""
+    if not s.reads.settled or isinstance(s.phase, Lobby) or s.tiles.check_board or s.tiles.to_fix:
+        return True
+    if isinstance(s.phase, FirstDraw) and s.phase.stale:
+        return True
+    if isinstance(s.phase, Playing) and s.phase.challenges:
+        return True  # (any input but a tick rules them: a read would, before their grace ends)
+    return isinstance(s.play_mode, Reading)
 
 
 def _compare_restored(s: TableState, cells: dict[Square, bytes]) -> TableState:

@@ -25,7 +25,7 @@ from engine.errors import ScoreboardError
 from engine.rules import RuleProfile
 from scoreboard.screens.models import ErrorKind, Screen
 
-from .board import board_read, reader_state
+from .board import board_read, reader_state, reads_matter
 from .buttons import press
 from .challenges import deadlines, open_window, rule_challenges
 from .clocks import board_away, board_back, move_limit, pause, sync_clock
@@ -80,6 +80,11 @@ class Table:
         """The earliest time a :class:`Tick` can change ``state`` (None: not before an
         input); earlier ticks change nothing (:func:`.due.next_due`)."""
         return next_due(self.context, state)
+
+    def reads_matter(self, state: TableState) -> bool:
+        """Whether a read with the last one's tags can change ``state`` beyond the latest
+        settled run's time (:func:`.board.reads_matter`); when not, such reads may wait."""
+        return reads_matter(state)
 
     def refused(self, state: TableState, event: Input) -> TableState:
         """The state to keep when the journal refused the step ``event`` caused (a full
