@@ -577,6 +577,7 @@ class Journal:
         self.recovery: Recovery | None = None
         #: a write-ahead log found unverified when this one was opened, and where its files were copied
         self.unverified: UnverifiedLog | None = None
+        self._marks = True  # a writer: its close clears the open mark (a reader leaves it to the writer)
         #: the file said it was open (no clean stop) but no write-ahead log was beside it: the
         #: records of the last session's latest minutes may be gone (the side files deleted by hand)
         self.log_missing: str | None = None
@@ -738,7 +739,8 @@ class Journal:
             why = _inspect(db)
             kept = _keep_unverified(db, why, _utc_now) if why is not None else None
             _check(db)
-            journal = cls(_connect(db, connection_factory), db)
+            journal = cls(_connect(db, connection_factory, mark=False), db)
+            journal._marks = False  # (a reader: the open mark is the writer's)
             journal.unverified = kept
             if kept is not None:
                 log.warning("%s", kept.note)
@@ -776,8 +778,9 @@ class Journal:
     def close(self) -> None:
         """Close the file (idempotent), its open mark cleared first (:data:`OPEN_MARK`)."""
         with self._lock:
-            with suppress(sqlite3.Error):  # (closed already, or a disk that takes nothing: the mark stays)
-                self._conn.execute("PRAGMA application_id = 0")
+            if self._marks:
+                with suppress(sqlite3.Error):  # (closed already, or a disk that takes nothing: the mark stays)
+                    self._conn.execute("PRAGMA application_id = 0")
             self._conn.close()
 
     def __enter__(self) -> Self:
@@ -1464,9 +1467,10 @@ def _object(value: object, what: str) -> None:
         raise _Unusable(Damage.CORRUPT, f"is damaged: {what} is not a JSON object ({text[:40]!r})")
 
 
-def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
+def _connect(db: Path, factory: ConnectionFactory, *, mark: bool = True) -> sqlite3.Connection:
     """Open ``db`` (checked by then), set WAL and ``synchronous=FULL``, migrate it to the
-    current schema. :class:`JournalOpenError` when it cannot be opened at all."""
+    current schema, and (``mark``: a writer) put the open mark in it (:func:`_mark_open`).
+    :class:`JournalOpenError` when it cannot be opened at all."""
     try:
         conn = sqlite3.connect(
             db, timeout=10.0, isolation_level=None, check_same_thread=False, factory=factory
@@ -1478,7 +1482,8 @@ def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         _migrate(conn)
-        _mark_open(conn)
+        if mark:
+            _mark_open(conn)
     except sqlite3.DatabaseError as e:
         conn.close()
         if _is_corruption(e):

@@ -1047,3 +1047,19 @@ def test_damage_a_write_meets_beside_the_live_game_asks_for_the_full_check(tmp_p
         assert journal.recovered_from is not None and journal.recovered_from.read_bytes() == closed
         assert [e.payload["n"] for e in journal.entries(journal.unfinished().id)][:3] == [0, 1, 2]  # type: ignore[union-attr]
         journal.append(journal.unfinished().id, "k", {"n": "done"}, 2.0)  # type: ignore[union-attr]
+
+
+def test_an_export_of_a_live_journal_leaves_the_services_open_mark(tmp_path: Path) -> None:
+    """A reader (``scoreboard export``, :meth:`Journal.open_existing`) neither sets the mark
+    nor clears it: the service that has the journal open keeps it marked."""
+    from scoreboard.journal import OPEN_MARK
+
+    db = tmp_path / JOURNAL_NAME
+    with Journal.open(tmp_path) as service:
+        service.start_game(META)
+        with Journal.open_existing(tmp_path) as export:
+            assert len(export.games()) == 1
+        service.append_many(1, [("k", {"n": 1}, 1.0)])
+        service._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # (whatever the log holds, in the file)
+        assert header_mark(db) == OPEN_MARK
+    assert header_mark(db) == 0
