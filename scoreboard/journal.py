@@ -577,7 +577,8 @@ class Journal:
         self.recovery: Recovery | None = None
         #: a write-ahead log found unverified when this one was opened, and where its files were copied
         self.unverified: UnverifiedLog | None = None
-        self._marks = True  # a writer: its close clears the open mark (a reader leaves it to the writer)
+        self._marks = True  # a writer: its first write sets the open mark, its close clears it (not a reader's)
+        self._marked = False  # the open mark is in the file
         #: the file said it was open (no clean stop) but no write-ahead log was beside it: the
         #: records of the last session's latest minutes may be gone (the side files deleted by hand)
         self.log_missing: str | None = None
@@ -643,12 +644,14 @@ class Journal:
             raise
         journal = cls(conn, db, now=now)
         journal.unverified = kept
+        journal._marked = was_open  # (a killed service's mark is still in the file)
         if kept is not None:
             log.warning("%s", kept.note)
         if was_open and "-wal" not in found:
             journal.log_missing = (
                 f"{db} was not closed cleanly, and its write-ahead log ({JOURNAL_NAME}-wal) is gone: the records"
-                " of its last minutes may be missing (were the files beside it deleted?); it was checked whole"
+                " written since its last checkpoint (up to some hours of play) may be missing (were the files"
+                " beside it deleted, or could the last close not clear its open mark?); it was checked whole"
             )
             log.warning("%s", journal.log_missing)
         if checked_all:  # (the damage a read found is not there: the file was put right)
@@ -739,7 +742,7 @@ class Journal:
             why = _inspect(db)
             kept = _keep_unverified(db, why, _utc_now) if why is not None else None
             _check(db)
-            journal = cls(_connect(db, connection_factory, mark=False), db)
+            journal = cls(_connect(db, connection_factory), db)
             journal._marks = False  # (a reader: the open mark is the writer's)
             journal.unverified = kept
             if kept is not None:
@@ -778,9 +781,10 @@ class Journal:
     def close(self) -> None:
         """Close the file (idempotent), its open mark cleared first (:data:`OPEN_MARK`)."""
         with self._lock:
-            if self._marks:
+            if self._marks and self._marked:
                 with suppress(sqlite3.Error):  # (closed already, or a disk that takes nothing: the mark stays)
                     self._conn.execute("PRAGMA application_id = 0")
+                self._marked = False
             self._conn.close()
 
     def __enter__(self) -> Self:
@@ -805,6 +809,8 @@ class Journal:
         with self._lock:
             conn = self._conn
             try:
+                if self._marks and not self._marked:  # before the first record only the log would hold
+                    self._marked = _mark_open(conn)
                 conn.execute("BEGIN IMMEDIATE")
                 yield conn
                 conn.commit()
@@ -1185,8 +1191,9 @@ OPEN_MARK = 0x53424F50  # "SBOP": the header's application_id while a writer has
 
 def _marked_open(db: Path) -> bool:
     """Whether ``db``'s header carries :data:`OPEN_MARK`: a writer opened it and did not close
-    it. The mark is written into the file itself (checkpointed) when a writer opens it, so a
-    kill leaves it there with the write-ahead log beside it; a file with the mark and no log
+    it. The mark is written into the file itself (checkpointed) before a writer's first write,
+    so a kill leaves it there with the write-ahead log beside it (a writer killed before it
+    wrote anything leaves nothing to lose); a file with the mark and no log
     lost its log (side files deleted by hand), which the log's absence alone cannot tell from
     a clean stop."""
     try:
@@ -1197,14 +1204,13 @@ def _marked_open(db: Path) -> bool:
     return len(header) == 72 and int.from_bytes(header[68:72], "big") == OPEN_MARK
 
 
-def _mark_open(conn: sqlite3.Connection) -> None:
+def _mark_open(conn: sqlite3.Connection) -> bool:
     """Put :data:`OPEN_MARK` into the file's header and checkpoint it there (not only in the
-    write-ahead log); a failure (a full disk) leaves the journal usable, only unmarked."""
-    try:
-        conn.execute(f"PRAGMA application_id = {OPEN_MARK}")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    except sqlite3.Error as e:
-        log.warning("the journal's open mark is not written: %s", e)
+    write-ahead log); whether it reached the file (a reader's snapshot can hold the
+    checkpoint back: the next write tries again). SQLite's errors go to the caller."""
+    conn.execute(f"PRAGMA application_id = {OPEN_MARK}")
+    (busy, _, _) = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    return not busy
 
 
 def _unused(db: Path) -> bool:
@@ -1467,10 +1473,9 @@ def _object(value: object, what: str) -> None:
         raise _Unusable(Damage.CORRUPT, f"is damaged: {what} is not a JSON object ({text[:40]!r})")
 
 
-def _connect(db: Path, factory: ConnectionFactory, *, mark: bool = True) -> sqlite3.Connection:
+def _connect(db: Path, factory: ConnectionFactory) -> sqlite3.Connection:
     """Open ``db`` (checked by then), set WAL and ``synchronous=FULL``, migrate it to the
-    current schema, and (``mark``: a writer) put the open mark in it (:func:`_mark_open`).
-    :class:`JournalOpenError` when it cannot be opened at all."""
+    current schema. :class:`JournalOpenError` when it cannot be opened at all."""
     try:
         conn = sqlite3.connect(
             db, timeout=10.0, isolation_level=None, check_same_thread=False, factory=factory
@@ -1482,8 +1487,6 @@ def _connect(db: Path, factory: ConnectionFactory, *, mark: bool = True) -> sqli
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         _migrate(conn)
-        if mark:
-            _mark_open(conn)
     except sqlite3.DatabaseError as e:
         conn.close()
         if _is_corruption(e):
