@@ -220,7 +220,10 @@ def real_buttons(
         except ButtonError as e:
             if how == "chardev":
                 raise
-            log.info("buttons: %s; reading them through gpiozero instead", e)
+            log.warning(
+                "buttons: %s; reading them through gpiozero instead (its lgpio factory polls every 0.5 ms:"
+                " some 2,000 wake-ups a second at rest)", e,
+            )
     return Buttons(pins, on_event, timing=timing, clock=time.monotonic)
 
 

@@ -9,7 +9,7 @@ systemd (no ``$NOTIFY_SOCKET``) every call is a no-op, so the service calls it u
     notifier = ServiceNotifier()
     notifier.ready("Waiting for the board")
     while running:
-        event = events.get(timeout=...)  # wake at least every watchdog_interval() seconds
+        event = events.get(timeout=notifier.next_ping_in(time.monotonic()))  # wake when a ping is due
         notifier.ping_if_due(time.monotonic())  # real time, even when the game's clock is virtual
     notifier.stopping()
 
@@ -122,6 +122,16 @@ class ServiceNotifier:
             return False
         last = self._last_ping
         return last is None or now < last or now - last >= self._interval
+
+    def next_ping_in(self, now: float) -> float | None:
+        """Seconds from ``now`` until a ping is due (0: now); None without a watchdog: how long
+        the runner may sleep without leaving systemd's watchdog short."""
+        if self._interval is None or not self.enabled:
+            return None
+        last = self._last_ping
+        if last is None or now < last:
+            return 0.0
+        return max(0.0, self._interval - (now - last))
 
     def ping_if_due(self, now: float) -> bool:
         """Send ``WATCHDOG=1`` if :meth:`due` at ``now``; True when a ping was sent."""

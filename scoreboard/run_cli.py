@@ -252,7 +252,7 @@ def stop_signals() -> Iterator[threading.Event]:
     old: dict[int, object] = {}
     if threading.current_thread() is threading.main_thread():
         for wanted in (signal.SIGTERM, signal.SIGINT):
-            old[wanted] = signal.signal(wanted, lambda signum, frame: stop.set())
+            old[wanted] = signal.signal(wanted, lambda signum, frame: stop.signal())
     try:
         yield stop
     finally:

@@ -124,7 +124,8 @@ class Runner:
     def loop_once(self, timeout: float) -> None:
         """Real time: wait up to ``timeout`` for an event or the table's next deadline, step,
         tick when due."""
-        wait = min(timeout, self.next_tick - self.clock(), self._cap, self.notifier.watchdog_interval() or math.inf)
+        ping = self.notifier.next_ping_in(time.monotonic())  # (not the interval: an input just before a ping is due must not put it off)
+        wait = min(timeout, self.next_tick - self.clock(), self._cap, math.inf if ping is None else ping)
         try:
             item = self.hardware.inbox.get(timeout=None if math.isinf(wait) else max(0.0, wait))
         except queue.Empty:

@@ -27,6 +27,17 @@ class StopEvent(threading.Event):
     def __init__(self) -> None:
         super().__init__()
         self._wakers: list[Callable[[], None]] = []
+        self._signalled = False  # set by signal(): no lock taken
+
+    def is_set(self) -> bool:
+        return self._signalled or super().is_set()
+
+    def signal(self) -> None:
+        """The stop from a signal handler: a flag and the wakers, no lock taken (a second
+        signal's handler can run inside the first; :meth:`set` takes the event's lock)."""
+        self._signalled = True
+        for waker in list(self._wakers):
+            waker()
 
     def add_waker(self, waker: Callable[[], None]) -> None:
         """Call ``waker`` when the stop is set (at once if it is)."""

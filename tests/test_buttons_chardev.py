@@ -110,6 +110,26 @@ def test_the_lines_are_found_by_name_on_whichever_chip_has_them() -> None:
     assert find_lines(FakeGpio(shifted), [5])[1] == {5: 105}
 
 
+def test_a_pi_whose_device_tree_names_some_header_lines_otherwise_is_found_by_its_chip_label() -> None:
+    """A Pi 3's tree names BCM 7-11 SPI_CE1_N .. SPI_SCLK and 4 GPIO_GCLK: buttons on them are
+    still found, on the chip labelled pinctrl-bcm2835, at their BCM numbers."""
+    pi3 = {f"GPIO{n}": n for n in range(28)}
+    for n, name in {4: "GPIO_GCLK", 7: "SPI_CE1_N", 8: "SPI_CE0_N", 9: "SPI_MISO", 10: "SPI_MOSI", 11: "SPI_SCLK"}.items():
+        del pi3[f"GPIO{n}"]
+        pi3[name] = n
+    clock = ManualClock()
+    other = FakeChip("/dev/gpiochip0", {"line0": 0}, clock=clock, label="raspberrypi-exp-gpio")
+    header = FakeChip("/dev/gpiochip1", pi3, clock=clock, label="pinctrl-bcm2835")
+    assert find_lines(FakeGpio(other, header), [4, 17, 26]) == ("/dev/gpiochip1", {4: 4, 17: 17, 26: 26})
+    with pytest.raises(LinesNotFoundError):  # no Pi header chip: nothing guessed
+        find_lines(FakeGpio(replace_label(header, "gpio-sim")), [4, 17])
+
+
+def replace_label(chip: FakeChip, label: str) -> FakeChip:
+    chip.label = label
+    return chip
+
+
 def test_no_chip_with_the_lines_is_a_typed_error_naming_them() -> None:
     clock = ManualClock()
     with pytest.raises(LinesNotFoundError) as e:
@@ -146,7 +166,9 @@ def test_the_kernel_queue_keeps_the_latest_edges_when_nobody_reads() -> None:
     assert len(events) == EVENTS_PER_LINE * 2 and request.dropped == EVENTS_PER_LINE * 2
     assert events[-1].event_type is gpiod.EdgeEvent.Type.FALLING_EDGE  # the last: opened
     assert [e.line_seqno for e in events] == list(range(EVENTS_PER_LINE * 2 + 1, EVENTS_PER_LINE * 4 + 1))
-    assert request.read_edge_events() == [] and not select.select([request.fd], [], [], 0)[0]
+    assert not select.select([request.fd], [], [], 0)[0]  # nothing queued: not readable
+    with pytest.raises(BlockingIOError):  # (the kernel's read would block: never read before readable)
+        request.read_edge_events()
     request.release()
 
 

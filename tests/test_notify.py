@@ -315,3 +315,22 @@ def test_never_due_without_a_manager(monkeypatch: pytest.MonkeyPatch) -> None:
     notifier = ServiceNotifier()
     assert notifier.watchdog_interval() == 15.0
     assert not notifier.due(0.0)
+
+
+def test_the_wait_until_the_next_ping_leaves_no_gap_past_the_interval(manager: Manager, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input just before a ping falls due must not put the ping off a whole interval: the
+    runner sleeps until :meth:`next_ping_in`, not for :meth:`watchdog_interval` (review r18b)."""
+    monkeypatch.setenv("WATCHDOG_USEC", "30000000")  # WatchdogSec=30s: a ping every 15 s
+    notifier = ServiceNotifier()
+    assert notifier.next_ping_in(0.0) == 0.0  # never pinged: now
+    assert notifier.ping_if_due(0.0)
+    assert notifier.next_ping_in(14.99) == pytest.approx(0.01)  # an input woke the runner at 14.99
+    assert not notifier.ping_if_due(14.99)
+    pings, now = [0.0], 14.99
+    for _ in range(3):  # the runner: sleep until the next ping is due, ping
+        now += notifier.next_ping_in(now) or 0.0
+        if notifier.ping_if_due(now):
+            pings.append(now)
+    assert max(b - a for a, b in zip(pings, pings[1:])) <= 15.0 + 1e-9
+    monkeypatch.delenv("WATCHDOG_USEC")
+    assert ServiceNotifier().next_ping_in(5.0) is None

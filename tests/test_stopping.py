@@ -25,6 +25,17 @@ def test_a_stop_calls_its_wakers_and_a_late_waker_at_once() -> None:
     assert isinstance(WAKE, Wake) and repr(WAKE) == "WAKE"
 
 
+def test_a_signal_stops_without_the_events_lock() -> None:
+    """What a signal handler calls takes no lock: it can run while the lock is held (a second
+    signal inside the first one's handler) and still stop and wake."""
+    stop = StopEvent()
+    woken: list[int] = []
+    stop.add_waker(lambda: woken.append(1))
+    with stop._cond:  # (held, as by a set() that a second signal interrupted)
+        stop.signal()
+    assert stop.is_set() and woken == [1]
+
+
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals go to the main thread")
 def test_sigterm_wakes_the_main_thread_asleep_on_the_queue_without_a_timeout() -> None:
     """As the runner sleeps at rest: ``get()`` with no time-out; SIGTERM's handler puts WAKE."""

@@ -21,6 +21,7 @@ kernel's side (levels, edge queue, a pollable file) and hands out libgpiod's own
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import select
 import threading
@@ -32,7 +33,9 @@ from typing import Any, Protocol
 from .base import BankButtons
 from .logic import ButtonBank, ButtonError, ButtonEvent, ButtonId, Timing
 
-__all__ = ["CONSUMER", "ChardevButtons", "LineApi", "Libgpiod", "LinesNotFoundError", "NoLibgpiodError", "find_lines"]
+_log = logging.getLogger(__name__)
+
+__all__ = ["CONSUMER", "ChardevButtons", "LineApi", "Libgpiod", "LinesNotFoundError", "NoLibgpiodError", "PI_HEADER_CHIPS", "find_lines"]
 
 CONSUMER = "scoreboard-buttons"
 """The consumer name the kernel shows for our lines (``gpioinfo``)."""
@@ -74,6 +77,10 @@ class LineApi(Protocol):
         """Each named line's offset on ``chip``; None unless the chip has them all."""
         ...
 
+    def info(self, chip: str) -> tuple[str, int]:
+        """The chip's label (``pinctrl-bcm2835``...) and number of lines."""
+        ...
+
     def request_lines(self, chip: str, config: dict[Any, Any], consumer: str | None = None) -> LineRequest:
         """``gpiod.request_lines``: the lines of ``config`` (offset → ``gpiod.LineSettings``)."""
         ...
@@ -87,6 +94,8 @@ class Libgpiod:
             import gpiod  # type: ignore[import-not-found,unused-ignore]
         except ImportError as e:
             raise NoLibgpiodError(f"libgpiod's Python package is not installed (pip install gpiod): {e}") from e
+        if not hasattr(gpiod, "request_lines"):  # (Debian's python3-libgpiod 1.x, through system site packages)
+            raise NoLibgpiodError(f"the gpiod package found is libgpiod 1.x ({getattr(gpiod, '__file__', '?')}); 2.x is needed")
         self._gpiod: Any = gpiod
 
     def chips(self) -> list[str]:
@@ -105,13 +114,24 @@ class Libgpiod:
                     return None
             return found
 
+    def info(self, chip: str) -> tuple[str, int]:
+        with self._gpiod.Chip(chip) as c:
+            info = c.get_info()
+            return str(info.label), int(info.num_lines)
+
     def request_lines(self, chip: str, config: dict[Any, Any], consumer: str | None = None) -> LineRequest:
         request: LineRequest = self._gpiod.request_lines(chip, config=config, consumer=consumer)
         return request
 
 
+PI_HEADER_CHIPS = frozenset({"pinctrl-bcm2835", "pinctrl-bcm2711", "pinctrl-rp1"})
+"""The labels of the chips whose lines 0-27 are a Raspberry Pi's header GPIOs, by BCM number."""
+
+
 def find_lines(api: LineApi, pins: Iterable[int]) -> tuple[str, dict[int, int]]:
-    """The chip with a line ``GPIO<pin>`` for every pin, and each pin's offset on it.
+    """The chip with a line ``GPIO<pin>`` for every pin, and each pin's offset on it; else a
+    Pi's header chip by its label (:data:`PI_HEADER_CHIPS`), the offset the BCM number (some
+    device trees name a few header lines otherwise: ``SPI_MOSI``, ``GPIO_GCLK``, ``TXD1``...).
 
     Raises :class:`LinesNotFoundError` when no chip has them all (no Pi header, no permission
     to open ``/dev/gpiochip*``: the user needs the ``gpio`` group).
@@ -120,14 +140,23 @@ def find_lines(api: LineApi, pins: Iterable[int]) -> tuple[str, dict[int, int]]:
     names = [f"GPIO{p}" for p in wanted]
     chips = api.chips()
     problems: list[str] = []
+    usable: list[str] = []
     for chip in chips:
         try:
             found = api.offsets(chip, names)
         except OSError as e:
             problems.append(f"{chip}: {e.strerror or e}")
             continue
+        usable.append(chip)
         if found is not None:
             return chip, {p: found[f"GPIO{p}"] for p in wanted}
+    for chip in usable:
+        try:
+            label, lines = api.info(chip)
+            if label in PI_HEADER_CHIPS and wanted[-1] < lines:
+                return chip, {p: p for p in wanted}
+        except OSError as e:
+            problems.append(f"{chip}: {e.strerror or e}")
     detail = "; ".join(problems) if problems else (f"looked in {', '.join(chips)}" if chips else "no /dev/gpiochip*")
     raise LinesNotFoundError(names, detail)
 
@@ -177,11 +206,15 @@ class ChardevButtons(BankButtons):
             raise LinesNotFoundError(
                 [f"GPIO{p}" for p in sorted(self.pins.values())], f"cannot request them on {self.chip}: {e.strerror or e}"
             ) from e
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_r, False)
-        with self._lock:
-            # levels after the request: an edge from now on is in the request's queue
-            self._bank = ButtonBank(self.pins, timing, now=clock(), pressed={b: self.raw_level(b) for b in self.pins})
+        try:
+            self._wake_r, self._wake_w = os.pipe()
+            os.set_blocking(self._wake_r, False)
+            with self._lock:
+                # levels after the request: an edge from now on is in the request's queue
+                self._bank = ButtonBank(self.pins, timing, now=clock(), pressed={b: self.raw_level(b) for b in self.pins})
+        except BaseException:
+            self._request.release()  # (else the lines stay taken, from a fallback to gpiozero too)
+            raise
 
     def read_edges(self) -> int:
         """Feed the bank the edges the kernel has queued (call it when the request's file is
@@ -221,16 +254,19 @@ class ChardevButtons(BankButtons):
         self._stop = False
 
         def run() -> None:
-            while not self._stop:
-                due = self.next_due()
-                now = self._clock()
-                if due is not None and due <= now:
-                    self.tick(now)
-                    if self.next_due() == due:  # (a clock that does not move: no spinning)
-                        self._ready(MIN_WAIT_S)
-                    continue
-                if self._ready(None if due is None else max(due - now, MIN_WAIT_S)):
-                    self.read_edges()
+            try:
+                while not self._stop:
+                    due = self.next_due()
+                    now = self._clock()
+                    if due is not None and due <= now:
+                        self.tick(now)
+                        if self.next_due() == due:  # (a clock that does not move: no spinning)
+                            self._ready(MIN_WAIT_S)
+                        continue
+                    if self._ready(None if due is None else max(due - now, MIN_WAIT_S)):
+                        self.read_edges()
+            except Exception:  # (an I/O error from the kernel's file: the buttons are dead, said so)
+                _log.exception("the buttons' edge thread stopped: no button works until the service restarts")
 
         self._thread = threading.Thread(target=run, name="buttons-edges", daemon=True)
         self._thread.start()

@@ -22,10 +22,16 @@ from typing import Any
 import gpiod  # type: ignore[import-not-found,unused-ignore]
 from gpiod.line import Edge, Value  # type: ignore[import-not-found,unused-ignore]
 
-__all__ = ["FakeChip", "FakeRequest", "FakeGpio", "pi_line_names"]
+__all__ = ["EVENTS_PER_LINE", "FakeChip", "FakeGpio", "FakeRequest", "pi_line_names", "queue_size"]
 
 EVENTS_PER_LINE = 16
-"""The kernel's default edge queue: 16 events per requested line."""
+"""The kernel's default edge queue: 16 events per requested line (rounded up to a power of two)."""
+
+
+def queue_size(lines: int) -> int:
+    """The kernel's edge queue for ``lines`` lines: a kfifo of 16 per line, a power of two."""
+    n = EVENTS_PER_LINE * lines
+    return 1 << (n - 1).bit_length()
 
 
 def pi_line_names() -> dict[str, int]:
@@ -42,6 +48,7 @@ class FakeRequest:
         self.consumer = consumer
         self.offsets = sorted(settings)
         self._events: deque[Any] = deque(maxlen=buffer)
+        self._seqno = 0  # the kernel numbers a request's events (global_seqno), and each line's
         self._r, self._w = os.pipe()
         os.set_blocking(self._r, False)
         self.released = False
@@ -67,7 +74,7 @@ class FakeRequest:
         closed = not self.chip.high[offset]
         return Value.ACTIVE if closed == bool(self.settings[offset].active_low) else Value.INACTIVE
 
-    def _put(self, offset: int, level_high: bool, stamp_ns: int, seqno: int, line_seqno: int) -> None:
+    def _put(self, offset: int, level_high: bool, stamp_ns: int, line_seqno: int) -> None:
         """The kernel's IRQ side: an edge on ``offset`` to ``level_high``."""
         s = self.settings[offset]
         rising = level_high != bool(s.active_low)  # the logical level went active
@@ -78,7 +85,8 @@ class FakeRequest:
         if len(self._events) == self._events.maxlen:
             self.dropped += 1  # the kernel drops the oldest
         kind = gpiod.EdgeEvent.Type.RISING_EDGE if rising else gpiod.EdgeEvent.Type.FALLING_EDGE
-        self._events.append(gpiod.EdgeEvent(kind.value, stamp_ns, offset, seqno, line_seqno))
+        self._seqno += 1
+        self._events.append(gpiod.EdgeEvent(kind.value, stamp_ns, offset, self._seqno, line_seqno))
         os.write(self._w, b"e")
 
     def wait_edge_events(self, timeout: float | None = None) -> bool:
@@ -88,8 +96,12 @@ class FakeRequest:
         return bool(readable)
 
     def read_edge_events(self, max_events: int | None = None) -> list[Any]:
+        """The queued events; with none queued the kernel's read would block, which a caller
+        must never let happen (it waits until the file is readable): an error here."""
         self._check()
         with self.chip.lock:
+            if not self._events:
+                raise BlockingIOError("read_edge_events with no event queued: the kernel's read would block")
             n = len(self._events) if max_events is None else min(max_events, len(self._events))
             events = [self._events.popleft() for _ in range(n)]
             try:
@@ -122,15 +134,16 @@ class FakeChip:
     requests holding them. :meth:`close_contact` and :meth:`open_contact` are the fingers."""
 
     def __init__(self, path: str = "/dev/gpiochip0", names: dict[str, int] | None = None, *,
-                 clock: Callable[[], float] = time.monotonic, accessible: bool = True) -> None:
+                 clock: Callable[[], float] = time.monotonic, accessible: bool = True,
+                 label: str = "pinctrl-bcm2835") -> None:
         self.path = path
+        self.label = label
         self.names = pi_line_names() if names is None else dict(names)
         self.clock = clock
         self.accessible = accessible
         self.lock = threading.Lock()
         self.high = {offset: True for offset in self.names.values()}  # open contacts, pulled up
         self.held: dict[int, FakeRequest] = {}
-        self._seqno = 0
         self._line_seqno: dict[int, int] = {}
 
     def offset(self, line: int | str) -> int:
@@ -152,7 +165,7 @@ class FakeChip:
             busy = [o for o in settings if o in self.held]
             if busy:
                 raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
-            request = FakeRequest(self, settings, consumer, EVENTS_PER_LINE * len(settings))
+            request = FakeRequest(self, settings, consumer, queue_size(len(settings)))
             for offset in settings:
                 self.held[offset] = request
         return request
@@ -165,9 +178,8 @@ class FakeChip:
             request = self.held.get(offset)
             if request is None:
                 return
-            self._seqno += 1
             self._line_seqno[offset] = self._line_seqno.get(offset, 0) + 1
-            request._put(offset, high, round(self.clock() * 1e9), self._seqno, self._line_seqno[offset])
+            request._put(offset, high, round(self.clock() * 1e9), self._line_seqno[offset])
 
     def close_contact(self, line: int | str) -> None:
         """A finger closes the button on ``line``: the line goes low."""
@@ -194,6 +206,10 @@ class FakeGpio:
         if not all(n in c.names for n in names):
             return None
         return {n: c.names[n] for n in names}
+
+    def info(self, chip: str) -> tuple[str, int]:
+        c = self.by_path[chip]
+        return c.label, max(c.names.values(), default=-1) + 1
 
     def request_lines(self, chip: str, config: dict[Any, Any], consumer: str | None = None) -> FakeRequest:
         return self.by_path[chip].request(config, consumer)
