@@ -4,9 +4,11 @@ The board reader thread and the button callbacks put their events on the hardwar
 :class:`Runner` alone takes them out and steps the service. In real time it sleeps on the
 queue until the next event or the table's next deadline (:meth:`Table.next_due`: a notice
 ending, the challenge window's seconds, a clock's seconds...; a :class:`Tick` then) or the
-watchdog's interval, and with none of these for as long as nothing comes: a stop
+next watchdog ping, and with none of these for as long as nothing comes: a stop
 (:class:`StopEvent`, set by a signal) puts :data:`WAKE` on the queue. A plain
-:class:`threading.Event` for a stop is looked at every :data:`IDLE_WAIT_S` instead.
+:class:`threading.Event` for a stop is looked at every :data:`IDLE_WAIT_S` instead. At rest
+the board's unchanged readings are held back by the board reader (:meth:`SerialBoard.quiet`)
+and taken before the next input or tick.
 On a virtual clock (a lockstep board) it moves the board and the clock together in small
 steps, a tick each, waiting after each until the board reader has read every byte the
 board wrote, so a scripted game always plays the same.
@@ -152,6 +154,7 @@ class Runner:
             if held is None:
                 return
             self.dispatch(held)
+            self.next_tick = self.due()  # (a Done it judged, say: the table's deadlines moved)
 
     # --- time ---
 

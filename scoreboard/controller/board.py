@@ -84,9 +84,8 @@ def reads_matter(s: TableState) -> bool:
     the latest settled run: a Done waiting for a read, a board not settled, the lobby (its
     next read starts the draw for the first player), a tie in that draw (its repeat blanks
     the tied letters), a restored board not compared yet, tiles to put right (a read checks
-    them off), challenges waiting to be ruled
-    (any input but a tick rules them). While not, the service may have
-    such reads held back and take only the latest before its next input."""
+    them off), challenges waiting to be ruled (any input but a tick rules them). While not,
+    the service may have such reads held back and take only the latest before its next input."""
     if not s.reads.settled or isinstance(s.phase, Lobby) or s.tiles.check_board or s.tiles.to_fix:
         return True
     if isinstance(s.phase, FirstDraw) and s.phase.stale:
