@@ -43,7 +43,7 @@ from typing import Any, Self
 from engine.errors import ScoreboardError
 from scoreboard.journal_crc import chain_crc, entry_crc, game_crc
 from scoreboard.journal_salvage import ENVIRONMENT, Salvage, SalvagedGame, SalvageIOError, salvage, sqlite_code
-from scoreboard.journal_wal import unverified, wal_damage
+from scoreboard.journal_wal import read_frames, unverified, wal_damage
 
 JOURNAL_NAME = "journal.db"
 UNVERIFIED_KEPT = 3  # copies of a journal whose write-ahead log could not be checked: the latest are kept
@@ -1136,6 +1136,7 @@ def _inspect(db: Path) -> str | None:
     if not header and not wal:
         raise _Unusable(Damage.EMPTY, "is empty (0 bytes)")
     why = unverified(wal, shm)
+    read_frames.cache_clear()  # (the log was read once for both questions; its bytes are not kept)
     if why is not None and _read_side(db, "-shm") != shm:
         return None  # the index changed meanwhile: a writer has it open (an export reads a live journal)
     return why

@@ -24,6 +24,7 @@ takes it for whole and checkpoints it away.
 
 from __future__ import annotations
 
+import functools
 import struct
 import sys
 from dataclasses import dataclass
@@ -60,6 +61,7 @@ class WalFrames:
     lost: bool
 
 
+@functools.lru_cache(maxsize=1)  # a start asks for the same log twice (its damage, then whether it is vouched for)
 def read_frames(wal: bytes) -> WalFrames | None:
     """The frames of the log ``wal``; None when its header is not a valid WAL header."""
     if len(wal) < _HEADER:
