@@ -59,9 +59,6 @@ class FakeRequest:
         self._check()
         return self._r
 
-    def fileno(self) -> int:
-        return self.fd
-
     def _check(self) -> None:
         if self.released:
             raise gpiod.RequestReleasedError()
@@ -88,12 +85,6 @@ class FakeRequest:
         self._seqno += 1
         self._events.append(gpiod.EdgeEvent(kind.value, stamp_ns, offset, self._seqno, line_seqno))
         os.write(self._w, b"e")
-
-    def wait_edge_events(self, timeout: float | None = None) -> bool:
-        import select
-
-        readable, _, _ = select.select([self.fd], [], [], timeout)
-        return bool(readable)
 
     def read_edge_events(self, max_events: int | None = None) -> list[Any]:
         """The queued events; with none queued the kernel's read would block, which a caller
